@@ -1,0 +1,87 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/checked.h"
+#include "core/error.h"
+
+namespace strata {
+
+namespace {
+constexpr size_t kAlignment = 64;  // a cache line; what vector kernels want
+
+std::shared_ptr<void> aligned_buffer(size_t bytes) {
+  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  if (!p) fail("out of memory allocating {} bytes", bytes);
+  std::memset(p, 0, rounded == 0 ? kAlignment : rounded);
+  return std::shared_ptr<void>(p, std::free);
+}
+}  // namespace
+
+Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.numel_ = checked_numel(shape);
+  t.shape_ = std::move(shape);
+  const int64_t bytes = checked_mul(t.numel_, int64_t(dtype_size(dtype)));
+  t.owner_ = aligned_buffer(size_t(bytes));
+  t.data_ = t.owner_.get();
+  return t;
+}
+
+Tensor Tensor::view(DType dtype, std::vector<int64_t> shape, void* data,
+                    std::shared_ptr<void> owner) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.numel_ = checked_numel(shape);
+  t.shape_ = std::move(shape);
+  t.data_ = data;
+  t.owner_ = std::move(owner);
+  return t;
+}
+
+void Tensor::reshape_unchecked(std::vector<int64_t> shape) {
+  numel_ = checked_numel(shape);
+  shape_ = std::move(shape);
+}
+
+Tensor Tensor::clone() const {
+  Tensor t = zeros(dtype_, shape_);
+  if (nbytes()) std::memcpy(t.data_, data_, nbytes());
+  return t;
+}
+
+std::vector<int64_t> Tensor::to_int64() const {
+  std::vector<int64_t> out(static_cast<size_t>(numel_));
+  const bool ok = visit_integer(dtype_, [&]<class T>(Type<T>) {
+    for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = int64_t(data<T>()[i]);
+  });
+  if (!ok && dtype_ == DType::kBool) {
+    for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = data<bool>()[i];
+  } else if (!ok) {
+    fail("expected an integer tensor, got {}", dtype_name(dtype_));
+  }
+  return out;
+}
+
+std::vector<double> Tensor::to_double() const {
+  std::vector<double> out(static_cast<size_t>(numel_));
+  const bool ok = visit_all(dtype_, [&]<class T>(Type<T>) {
+    for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = double(data<T>()[i]);
+  });
+  if (!ok) fail("expected a numeric tensor, got {}", dtype_name(dtype_));
+  return out;
+}
+
+std::string Tensor::shape_str() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape_[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace strata

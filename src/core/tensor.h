@@ -1,0 +1,81 @@
+// A dense, contiguous, row-major tensor: dtype + shape + a view of a buffer it may or may not own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace strata {
+
+class Tensor {
+ public:
+  Tensor() = default;
+
+  // A new zero-filled tensor that owns its buffer.
+  static Tensor zeros(DType dtype, std::vector<int64_t> shape);
+  // A view of memory owned elsewhere (`owner` may keep it alive).
+  static Tensor view(DType dtype, std::vector<int64_t> shape, void* data,
+                     std::shared_ptr<void> owner = nullptr);
+  // A one-dimensional or scalar tensor holding `values` (for tests and folded shapes).
+  template <class T>
+  static Tensor from(std::vector<int64_t> shape, std::span<const T> values);
+  template <class T>
+  static Tensor from(std::vector<int64_t> shape, std::initializer_list<T> values) {
+    return from<T>(std::move(shape), std::span<const T>(values.begin(), values.size()));
+  }
+
+  bool defined() const { return dtype_ != DType::kUndefined; }
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t rank() const { return int64_t(shape_.size()); }
+  int64_t dim(int64_t i) const { return shape_[size_t(i)]; }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return size_t(numel_) * dtype_size(dtype_); }
+
+  void* raw() { return data_; }
+  const void* raw() const { return data_; }
+  template <class T>
+  T* data() {
+    return static_cast<T*>(data_);
+  }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
+
+  // Points this tensor at another buffer of the same size (the session rebinds inputs this way).
+  void rebind(void* data, std::shared_ptr<void> owner = nullptr) {
+    data_ = data;
+    owner_ = std::move(owner);
+  }
+  // Changes the shape in place; the caller guarantees the buffer is large enough.
+  void reshape_unchecked(std::vector<int64_t> shape);
+
+  // A deep copy that owns its buffer.
+  Tensor clone() const;
+  // Integer tensor (any integer type) read as int64 values.
+  std::vector<int64_t> to_int64() const;
+  // Any numeric tensor read as double values.
+  std::vector<double> to_double() const;
+  std::string shape_str() const;
+
+ private:
+  DType dtype_ = DType::kUndefined;
+  std::vector<int64_t> shape_;
+  int64_t numel_ = 0;
+  void* data_ = nullptr;
+  std::shared_ptr<void> owner_;
+};
+
+template <class T>
+Tensor Tensor::from(std::vector<int64_t> shape, std::span<const T> values) {
+  Tensor t = zeros(dtype_of<T>(), std::move(shape));
+  for (size_t i = 0; i < values.size() && int64_t(i) < t.numel(); ++i) t.data<T>()[i] = values[i];
+  return t;
+}
+
+}  // namespace strata

@@ -1,0 +1,71 @@
+// The in-memory model: values (tensors flowing between nodes) and nodes (operator applications).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/shape.h"
+#include "core/tensor.h"
+
+namespace strata::ir {
+
+struct Attribute {
+  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
+  Kind kind = Kind::kOther;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  Tensor t;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+};
+
+// Index of a value in Graph::values; kNoValue marks an omitted optional input or output.
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  bool shape_known = false;                // false until shape inference (or the file) fills it
+  std::shared_ptr<const Tensor> constant;  // initializer, Constant output or folded value
+  int32_t producer = -1;                   // node index, -1 for graph inputs and initializers
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for ai.onnx
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  std::map<std::string, Attribute> attributes;
+};
+
+struct Graph {
+  std::vector<Value> values;
+  std::vector<Node> nodes;      // in topological order after loading
+  std::vector<ValueId> inputs;  // graph inputs that are not initializers
+  std::vector<ValueId> outputs;
+  int64_t opset = 0;  // ai.onnx opset import
+  int64_t ir_version = 0;
+  std::string producer_name;
+  std::string producer_version;
+  std::string graph_name;
+  std::map<std::string, std::string> metadata;
+
+  ValueId find_value(const std::string& name) const;
+  // Human label for errors: "Conv node 'conv1'".
+  std::string describe(const Node& node) const;
+};
+
+// Orders nodes so that producers come before consumers; fails naming a node in a cycle.
+void topological_sort(Graph& graph);
+
+}  // namespace strata::ir
