@@ -1,1 +1,41 @@
-int main() { return 0; }
+// The strata command line: parses options, calls the library, prints. No logic of its own.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <new>
+
+#include <strata/strata.h>
+
+#include "run_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
+  app.set_version_flag("--version", std::string("strata ") + strata::kVersion);
+  app.require_subcommand(1);
+  strata::cli::RunCommand* run = strata::cli::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "strata: error: {}\n", e.what());
+    return int(strata::ErrorCode::kBadInput);
+  }
+  try {
+    if (app.got_subcommand("run")) return strata::cli::execute(*run);
+  } catch (const strata::Error& e) {
+    fmt::print(stderr, "strata: error: {}\n", e.what());
+    return int(e.code());
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "strata: error: out of memory\n");
+    return int(strata::ErrorCode::kBadInput);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "strata: internal error: {}\n", e.what());
+    return int(strata::ErrorCode::kInternal);
+  }
+  return 0;
+}

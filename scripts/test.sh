@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds strata with warnings as errors and runs every test; then builds with address and
+# undefined-behaviour sanitizers and runs the unit and conformance tests again.
+# Usage: bash scripts/test.sh            (after bash scripts/setup.sh)
+#        STRATA_SKIP_SANITIZE=1 bash scripts/test.sh   to skip the sanitizer pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+./build/strata_tests --gtest_filter='Conformance.*' | grep '^\[conformance\]'
+
+if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON \
+        -DSTRATA_SANITIZE=ON >/dev/null
+  cmake --build build-sanitize -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ./build-sanitize/strata_tests --gtest_brief=1
+fi
+echo "all tests passed"

@@ -1,0 +1,222 @@
+#include "onnx/loader.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "onnx/file_util.h"
+#include "onnx/tensor_proto.h"
+#include "ops/op.h"
+
+namespace strata::onnx_import {
+
+namespace {
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const std::string& path, const std::string& dir) : path_(path), dir_(dir) {}
+
+  ir::ValueId add_value(const std::string& name) {
+    auto [it, inserted] = ids_.try_emplace(name, ir::ValueId(graph.values.size()));
+    if (inserted) {
+      ir::Value v;
+      v.name = name;
+      graph.values.push_back(std::move(v));
+    }
+    return it->second;
+  }
+
+  void read_type(const onnx::TypeProto& type, ir::Value& value, const char* role) {
+    if (!type.has_tensor_type())
+      fail("{}: {} '{}' is not a tensor (sequence, map and optional types are not supported)",
+           path_, role, value.name);
+    const auto& tt = type.tensor_type();
+    if (tt.elem_type() == onnx::TensorProto::STRING)
+      fail("{}: {} '{}' is a string tensor, which strata does not support", path_, role, value.name);
+    if (!dtype_from_onnx(tt.elem_type(), &value.dtype))
+      fail("{}: {} '{}' has unsupported element type {}", path_, role, value.name, tt.elem_type());
+    if (!tt.has_shape()) return;  // rank unknown: shape inference fills it
+    Shape shape;
+    for (const auto& d : tt.shape().dim()) {
+      if (d.has_dim_value()) {
+        if (d.dim_value() < 0) fail("{}: {} '{}' has a negative dimension", path_, role, value.name);
+        shape.push_back(Dim(d.dim_value()));
+      } else if (d.has_dim_param() && !d.dim_param().empty()) {
+        shape.push_back(Dim::symbol(d.dim_param()));
+      } else {
+        shape.push_back(Dim::unknown());
+      }
+    }
+    value.shape = std::move(shape);
+    value.shape_known = true;
+  }
+
+  ir::Attribute read_attribute(const onnx::AttributeProto& a, const std::string& node_label) {
+    ir::Attribute out;
+    using K = ir::Attribute::Kind;
+    switch (a.type()) {
+      case onnx::AttributeProto::FLOAT: out.kind = K::kFloat; out.f = a.f(); break;
+      case onnx::AttributeProto::INT: out.kind = K::kInt; out.i = a.i(); break;
+      case onnx::AttributeProto::STRING: out.kind = K::kString; out.s = a.s(); break;
+      case onnx::AttributeProto::TENSOR:
+        out.kind = K::kTensor;
+        out.t = tensor_from_proto(a.t(), dir_,
+                                  fmt::format("attribute '{}' of {} in {}", a.name(), node_label, path_));
+        break;
+      case onnx::AttributeProto::FLOATS:
+        out.kind = K::kFloats;
+        out.floats.assign(a.floats().begin(), a.floats().end());
+        break;
+      case onnx::AttributeProto::INTS:
+        out.kind = K::kInts;
+        out.ints.assign(a.ints().begin(), a.ints().end());
+        break;
+      case onnx::AttributeProto::STRINGS:
+        out.kind = K::kStrings;
+        out.strings.assign(a.strings().begin(), a.strings().end());
+        break;
+      case onnx::AttributeProto::GRAPH:
+      case onnx::AttributeProto::GRAPHS: out.kind = K::kGraph; break;
+      default: out.kind = K::kOther; break;
+    }
+    return out;
+  }
+
+  ir::Graph graph;
+
+ private:
+  const std::string& path_;
+  const std::string& dir_;
+  std::unordered_map<std::string, ir::ValueId> ids_;
+};
+
+}  // namespace
+
+LoadResult load_model(const std::string& path) {
+  const std::string bytes = read_file_bytes(path, "an ONNX model");
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    fail("{}: not a valid ONNX model (the file is truncated, corrupt or not ONNX)", path);
+  if (!model.has_graph()) fail("{}: not a valid ONNX model (it has no graph)", path);
+  if (model.ir_version() < 3)
+    fail("{}: IR version {} is too old (strata reads IR 3 and later)", path, model.ir_version());
+
+  LoadResult result;
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  const std::string dir = parent.empty() ? std::string(".") : parent;
+  GraphBuilder b(path, dir);
+  ir::Graph& g = b.graph;
+  g.ir_version = model.ir_version();
+  g.producer_name = model.producer_name();
+  g.producer_version = model.producer_version();
+  for (const auto& prop : model.metadata_props()) g.metadata[prop.key()] = prop.value();
+
+  std::set<std::string> imported_domains;
+  for (const auto& op : model.opset_import()) {
+    imported_domains.insert(op.domain());
+    if (is_default_domain(op.domain())) g.opset = op.version();
+  }
+  if (g.opset == 0) g.opset = kMinOpset;  // IR 3 files may omit the import
+  if (g.opset > kMaxOpset)
+    result.warnings.push_back(fmt::format(
+        "{}: opset {} is newer than {}, the newest strata implements; ops are run with their "
+        "opset-{} semantics",
+        path, g.opset, kMaxOpset, kMaxOpset));
+  if (g.opset < kMinOpset)
+    result.warnings.push_back(fmt::format(
+        "{}: opset {} is older than {}; legacy attributes are honoured where strata knows them",
+        path, g.opset, kMinOpset));
+
+  const onnx::GraphProto& gp = model.graph();
+  g.graph_name = gp.name();
+  for (const auto& init : gp.initializer()) {
+    const ir::ValueId id = b.add_value(init.name());
+    ir::Value& v = g.values[size_t(id)];
+    if (v.constant) fail("{}: initializer '{}' is defined twice", path, init.name());
+    auto t = std::make_shared<const Tensor>(
+        tensor_from_proto(init, dir, fmt::format("{}: initializer '{}'", path, init.name())));
+    v.dtype = t->dtype();
+    v.shape = Shape::of(t->shape());
+    v.shape_known = true;
+    v.constant = std::move(t);
+  }
+  for (const auto& in : gp.input()) {
+    const ir::ValueId id = b.add_value(in.name());
+    ir::Value& v = g.values[size_t(id)];
+    if (v.constant) continue;  // an initializer listed as an input: a constant with a default
+    if (v.is_graph_input) fail("{}: graph input '{}' is listed twice", path, in.name());
+    b.read_type(in.type(), v, "input");
+    v.is_graph_input = true;
+    g.inputs.push_back(id);
+  }
+
+  // Nodes: check that every value is defined exactly once, and collect unsupported ops.
+  std::vector<std::string> unsupported;
+  std::set<std::string> produced;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const onnx::NodeProto& np = gp.node(i);
+    ir::Node node;
+    node.name = np.name().empty() ? fmt::format("{}_{}", np.op_type(), i) : np.name();
+    node.op_type = np.op_type();
+    node.domain = np.domain();
+    const std::string label = fmt::format("{} node '{}'", node.op_type, node.name);
+    if (!is_default_domain(np.domain()) || !ops::find_op(np.op_type())) {
+      const int64_t version = is_default_domain(np.domain()) ? g.opset : 0;
+      unsupported.push_back(is_default_domain(np.domain())
+                                ? fmt::format("{} (opset {}) at '{}'", np.op_type(), version, node.name)
+                                : fmt::format("{}:{} at '{}'", np.domain(), np.op_type(), node.name));
+    }
+    for (const auto& a : np.attribute()) node.attributes[a.name()] = b.read_attribute(a, label);
+    for (const auto& name : np.input()) node.inputs.push_back(name.empty() ? ir::kNoValue : b.add_value(name));
+    for (int j = 0; j < np.output_size(); ++j) {
+      // An omitted optional output still gets a value: kernels always have somewhere to write.
+      const std::string name =
+          np.output(j).empty() ? fmt::format("{}:unused_output_{}", node.name, j) : np.output(j);
+      const ir::ValueId id = b.add_value(name);
+      const ir::Value& v = g.values[size_t(id)];
+      if (!produced.insert(name).second || v.constant || v.is_graph_input)
+        fail("{}: value '{}' is produced more than once ({} writes it again)", path, name, label);
+      node.outputs.push_back(id);
+    }
+    g.nodes.push_back(std::move(node));
+  }
+  if (!unsupported.empty()) {
+    std::string list;
+    for (size_t i = 0; i < unsupported.size(); ++i) list += (i ? ", " : "") + unsupported[i];
+    fail("{}: {} unsupported op{}: {}", path, unsupported.size(), unsupported.size() == 1 ? "" : "s",
+         list);
+  }
+  for (const ir::Node& node : g.nodes)
+    for (ir::ValueId id : node.inputs) {
+      if (id == ir::kNoValue) continue;
+      const ir::Value& v = g.values[size_t(id)];
+      if (!v.constant && !v.is_graph_input && !produced.count(v.name))
+        fail("{}: {} node '{}' reads '{}', which no node, input or initializer defines", path,
+             node.op_type, node.name, v.name);
+    }
+
+  for (const auto& out : gp.output()) {
+    const ir::ValueId id = b.add_value(out.name());
+    ir::Value& v = g.values[size_t(id)];
+    if (!v.constant && !v.is_graph_input && !produced.count(out.name()))
+      fail("{}: graph output '{}' is not produced by any node", path, out.name());
+    if (!v.shape_known && out.has_type() && out.type().has_tensor_type() &&
+        out.type().tensor_type().elem_type() != 0)
+      b.read_type(out.type(), v, "output");
+    v.is_graph_output = true;
+    g.outputs.push_back(id);
+  }
+  if (g.outputs.empty()) fail("{}: the graph has no outputs", path);
+  ir::topological_sort(g);
+  result.graph = std::move(g);
+  return result;
+}
+
+}  // namespace strata::onnx_import

@@ -1,0 +1,24 @@
+// ONNX model file → ir::Graph. The only place (with tensor_proto.cpp) that includes onnx headers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace strata::onnx_import {
+
+// The ai.onnx opsets whose semantics strata implements.
+inline constexpr int64_t kMinOpset = 7;
+inline constexpr int64_t kMaxOpset = 21;
+
+struct LoadResult {
+  ir::Graph graph;
+  std::vector<std::string> warnings;  // e.g. an opset newer than strata knows
+};
+
+// Loads, validates and topologically sorts a model. Fails (exit 2) with one sentence naming the
+// file and the problem; unsupported ops are listed all at once.
+LoadResult load_model(const std::string& path);
+
+}  // namespace strata::onnx_import

@@ -1,0 +1,93 @@
+// A prepared model: kernels chosen per node, shapes resolved, activations planned in one arena.
+// Lifecycle: create (load-time graph + bound input types) → run (many times).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op.h"
+#include "planner/planner.h"
+
+namespace strata::runtime {
+
+struct SessionOptions {
+  int threads = 1;
+  // Largest arena plus folded constants the session may allocate (--max-memory).
+  int64_t max_memory_bytes = int64_t(16) << 30;
+};
+
+// What the caller binds to one graph input: its dtype and concrete shape.
+struct InputSpec {
+  DType dtype = DType::kUndefined;
+  std::vector<int64_t> shape;
+};
+
+// Called around every node of every run (profilers plug in here).
+class RunHooks {
+ public:
+  virtual ~RunHooks() = default;
+  virtual void before_node(size_t step) = 0;
+  virtual void after_node(size_t step) = 0;
+};
+
+// How one node is executed, recorded at prepare time.
+struct StepInfo {
+  size_t node_index = 0;  // into graph.nodes
+  std::string kernel;     // implementation that runs it
+  std::string reason;     // why that implementation was chosen
+  bool dynamic = false;   // output shapes resolved at run time (heap-allocated outputs)
+};
+
+struct PrepareStats {
+  size_t folded_nodes = 0;   // computed once at prepare (constants and shape computations)
+  size_t dynamic_nodes = 0;  // shapes known only at run time
+  int64_t arena_bytes = 0;
+  int64_t lower_bound_bytes = 0;
+  int64_t constant_bytes = 0;  // initializers and folded values
+};
+
+class Session {
+ public:
+  // Infers every shape for the bound inputs, folds what can be computed ahead of time, chooses a
+  // kernel per node and plans the arena. Fails (exit 2) naming the input or node at fault.
+  Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs, SessionOptions options);
+  ~Session();
+
+  // Runs once. `inputs` follow graph.inputs order and must match the bound specs.
+  void run(const std::vector<const Tensor*>& inputs);
+  // Output i (graph.outputs order) of the last run; valid until the next run.
+  const Tensor& output(size_t i) const;
+  size_t num_outputs() const { return graph_.outputs.size(); }
+
+  void set_hooks(RunHooks* hooks) { hooks_ = hooks; }
+  const std::vector<StepInfo>& steps() const { return steps_; }
+  const PrepareStats& stats() const { return stats_; }
+  const ir::Graph& graph() const { return graph_; }
+  // Metas after shape inference, per value (dtype undefined for values resolved at run time).
+  const std::vector<ops::Meta>& metas() const { return metas_; }
+
+ private:
+  void bind_inputs(const std::vector<InputSpec>& inputs);
+  void infer_and_fold();
+  void plan_memory();
+  void run_dynamic_step(size_t step);
+
+  const ir::Graph& graph_;
+  SessionOptions options_;
+  std::vector<std::unique_ptr<ops::Op>> ops_;  // per node
+  std::vector<ops::Meta> metas_;               // per value
+  std::vector<bool> folded_;                   // per node
+  std::vector<StepInfo> steps_;
+  std::vector<Tensor> slots_;  // per value: the tensor each run reads and writes
+  std::vector<std::vector<const Tensor*>> step_inputs_;
+  std::vector<std::vector<Tensor*>> step_outputs_;
+  std::vector<InputSpec> input_specs_;
+  std::shared_ptr<void> arena_;
+  PrepareStats stats_;
+  RunHooks* hooks_ = nullptr;
+};
+
+}  // namespace strata::runtime

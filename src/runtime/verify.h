@@ -1,0 +1,29 @@
+// Comparing outputs with expected tensors, like numpy.testing.assert_allclose.
+#pragma once
+
+#include <string>
+
+#include "core/tensor.h"
+
+namespace strata::runtime {
+
+struct Tolerance {
+  double rtol = 1e-3;  // the ONNX backend test runner's defaults
+  double atol = 1e-7;
+};
+
+struct Comparison {
+  bool ok = false;
+  std::string problem;  // why it failed: dtype, shape or values ("" when ok)
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double cosine = 1;      // cosine similarity of the flattened tensors (1 when both are zero)
+  int64_t mismatches = 0;  // elements outside |a - e| <= atol + rtol * |e|
+  int64_t first_mismatch = -1;
+};
+
+// Dtypes and shapes must match exactly; values within tolerance; NaN matches NaN and infinities
+// must be equal.
+Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance& tol);
+
+}  // namespace strata::runtime
