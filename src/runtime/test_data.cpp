@@ -23,6 +23,12 @@ std::vector<Tensor> read_numbered(const fs::path& dir, const char* prefix) {
   return tensors;
 }
 
+// Some ONNX test files store bfloat16 tensors with data_type UINT16 (the same bits): accept them
+// where the model declares bfloat16.
+void reinterpret_bf16(Tensor& t, DType declared) {
+  if (declared == DType::kBF16 && t.dtype() == DType::kU16) t = Tensor::view(DType::kBF16, t.shape(), t.raw(), std::make_shared<Tensor>(t));
+}
+
 }  // namespace
 
 std::string tensor_file_stem(const std::string& name) {
@@ -43,6 +49,10 @@ TestData read_test_data(const std::string& dir, const ir::Graph& graph) {
   if (data.expected.size() != graph.outputs.size())
     fail("{}: holds {} output files but the model has {} outputs", dir, data.expected.size(),
          graph.outputs.size());
+  for (size_t i = 0; i < data.inputs.size(); ++i)
+    reinterpret_bf16(data.inputs[i], graph.values[size_t(graph.inputs[i])].dtype);
+  for (size_t i = 0; i < data.expected.size(); ++i)
+    reinterpret_bf16(data.expected[i], graph.values[size_t(graph.outputs[i])].dtype);
   return data;
 }
 
