@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 
@@ -64,6 +65,16 @@ struct Graph {
   // Human label for errors: "Conv node 'conv1'".
   std::string describe(const Node& node) const;
 };
+
+// Runs f, re-throwing any strata::Error with the node named first ("Conv node 'conv1': ...").
+template <class F>
+auto with_node_context(const Graph& graph, const Node& node, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.code(), graph.describe(node) + ": " + e.what());
+  }
+}
 
 // Orders nodes so that producers come before consumers; fails naming a node in a cycle.
 void topological_sort(Graph& graph);

@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "onnx/file_util.h"
 #include "onnx/tensor_proto.h"
-#include "ops/op.h"
 
 namespace strata::onnx_import {
 
@@ -157,8 +156,7 @@ LoadResult load_model(const std::string& path) {
     g.inputs.push_back(id);
   }
 
-  // Nodes: check that every value is defined exactly once, and collect unsupported ops.
-  std::vector<std::string> unsupported;
+  // Nodes: check that every value is defined exactly once.
   std::set<std::string> produced;
   for (int i = 0; i < gp.node_size(); ++i) {
     const onnx::NodeProto& np = gp.node(i);
@@ -167,12 +165,6 @@ LoadResult load_model(const std::string& path) {
     node.op_type = np.op_type();
     node.domain = np.domain();
     const std::string label = fmt::format("{} node '{}'", node.op_type, node.name);
-    if (!is_default_domain(np.domain()) || !ops::find_op(np.op_type())) {
-      const int64_t version = is_default_domain(np.domain()) ? g.opset : 0;
-      unsupported.push_back(is_default_domain(np.domain())
-                                ? fmt::format("{} (opset {}) at '{}'", np.op_type(), version, node.name)
-                                : fmt::format("{}:{} at '{}'", np.domain(), np.op_type(), node.name));
-    }
     for (const auto& a : np.attribute()) node.attributes[a.name()] = b.read_attribute(a, label);
     for (const auto& name : np.input()) node.inputs.push_back(name.empty() ? ir::kNoValue : b.add_value(name));
     for (int j = 0; j < np.output_size(); ++j) {
@@ -186,12 +178,6 @@ LoadResult load_model(const std::string& path) {
       node.outputs.push_back(id);
     }
     g.nodes.push_back(std::move(node));
-  }
-  if (!unsupported.empty()) {
-    std::string list;
-    for (size_t i = 0; i < unsupported.size(); ++i) list += (i ? ", " : "") + unsupported[i];
-    fail("{}: {} unsupported op{}: {}", path, unsupported.size(), unsupported.size() == 1 ? "" : "s",
-         list);
   }
   for (const ir::Node& node : g.nodes)
     for (ir::ValueId id : node.inputs) {
@@ -214,7 +200,11 @@ LoadResult load_model(const std::string& path) {
     g.outputs.push_back(id);
   }
   if (g.outputs.empty()) fail("{}: the graph has no outputs", path);
-  ir::topological_sort(g);
+  try {
+    ir::topological_sort(g);
+  } catch (const Error& e) {  // a cycle: name the file, like every other check here
+    throw Error(e.code(), fmt::format("{}: {}", path, e.what()));
+  }
   result.graph = std::move(g);
   return result;
 }

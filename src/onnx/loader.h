@@ -17,8 +17,8 @@ struct LoadResult {
   std::vector<std::string> warnings;  // e.g. an opset newer than strata knows
 };
 
-// Loads, validates and topologically sorts a model. Fails (exit 2) with one sentence naming the
-// file and the problem; unsupported ops are listed all at once.
+// Parses, validates and topologically sorts a model. Fails (exit 2) with one sentence naming the
+// file and the problem. (Op support and shapes are checked by runtime::load_model.)
 LoadResult load_model(const std::string& path);
 
 }  // namespace strata::onnx_import

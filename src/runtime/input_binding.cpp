@@ -64,7 +64,11 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& wha
     if (next == std::string::npos) break;
     pos = next + 1;
   }
-  checked_numel(dims);
+  try {
+    checked_numel(dims);
+  } catch (const Error& e) {
+    fail("{}: '{}' is too large ({})", what, text, e.what());
+  }
   return dims;
 }
 

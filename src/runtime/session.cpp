@@ -6,20 +6,11 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "passes/infer_shapes.h"
 
 namespace strata::runtime {
 
 namespace {
-
-// Re-throws an error from inside an op with the node named first.
-template <class F>
-auto with_node_context(const ir::Graph& graph, const ir::Node& node, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw Error(e.code(), graph.describe(node) + ": " + e.what());
-  }
-}
 
 std::string shape_string(const std::vector<int64_t>& s) { return Shape::of(s).str(); }
 
@@ -93,68 +84,25 @@ void Session::infer_and_fold() {
   }
   ops_.resize(graph_.nodes.size());
   folded_.assign(graph_.nodes.size(), false);
-  std::vector<const ops::Meta*> in;
-  std::vector<ops::Meta> out;
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     const ir::Node& node = graph_.nodes[n];
-    ops_[n] = with_node_context(graph_, node, [&] {
-      return ops::find_op(node.op_type)(ops::NodeInfo(graph_, node, graph_.opset));
-    });
-    in.clear();
-    bool dynamic = false;
-    bool all_constant = true;
-    for (ir::ValueId id : node.inputs) {
-      if (id == ir::kNoValue) {
-        in.push_back(nullptr);
-        continue;
-      }
-      const ops::Meta& m = metas_[size_t(id)];
-      dynamic |= !m.present();
-      all_constant &= m.value != nullptr;
-      in.push_back(&m);
+    ops_[n] = passes::make_op(graph_, node);
+    std::optional<std::vector<ops::Meta>> out = passes::infer_node(graph_, node, *ops_[n], metas_);
+    if (out) {
+      for (const ops::Meta& m : *out)
+        if (!m.shape.is_static()) out.reset();  // an unbound dim: resolve at run time
     }
-    out.assign(node.outputs.size(), ops::Meta{});
-    if (!dynamic) {
-      try {
-        ops::InferContext ctx(in, out);
-        with_node_context(graph_, node, [&] { ops_[n]->infer(ctx); });
-        for (const ops::Meta& m : out) dynamic |= !m.present() || !m.shape.is_static();
-      } catch (const NotStatic&) {
-        dynamic = true;
-      }
-    }
-    if (dynamic) {
+    if (!out) {
       stats_.dynamic_nodes++;
       continue;  // output metas stay undefined: consumers are dynamic too
     }
-    bool all_outputs_known = true;
-    for (const ops::Meta& m : out) all_outputs_known &= m.value != nullptr;
-    const bool fold = all_outputs_known || (all_constant && ops_[n]->is_deterministic());
-    if (fold && !all_outputs_known) {
-      std::vector<Tensor> values;
-      for (const ops::Meta& m : out) {
-        const std::vector<int64_t> dims = m.shape.values();
-        const int64_t bytes = checked_mul(checked_numel(dims), int64_t(dtype_size(m.dtype)));
-        stats_.constant_bytes = checked_add(stats_.constant_bytes, bytes);
-        if (stats_.constant_bytes > options_.max_memory_bytes)
-          fail("{}: folding its constant output needs {} bytes, over the memory limit of {} bytes",
-               graph_.describe(node), stats_.constant_bytes, options_.max_memory_bytes);
-        values.push_back(Tensor::zeros(m.dtype, dims));
-      }
-      std::vector<const Tensor*> in_tensors;
-      for (const ops::Meta* m : in) in_tensors.push_back(m ? m->value.get() : nullptr);
-      std::vector<Tensor*> out_tensors;
-      for (Tensor& t : values) out_tensors.push_back(&t);
-      ops::KernelContext kctx(in_tensors.data(), in_tensors.size(), out_tensors.data(),
-                              out_tensors.size());
-      with_node_context(graph_, node, [&] { ops_[n]->run(kctx); });
-      for (size_t j = 0; j < out.size(); ++j)
-        out[j].value = std::make_shared<const Tensor>(std::move(values[j]));
+    const int64_t budget = options_.max_memory_bytes - stats_.constant_bytes;
+    if (passes::fold_node(graph_, node, *ops_[n], metas_, *out, budget)) {
+      folded_[n] = true;
+      stats_.folded_nodes++;
+      for (const ops::Meta& m : *out) stats_.constant_bytes += int64_t(m.value->nbytes());
     }
-    folded_[n] = fold;
-    stats_.folded_nodes += fold;
-    for (size_t j = 0; j < node.outputs.size(); ++j)
-      if (node.outputs[j] != ir::kNoValue) metas_[size_t(node.outputs[j])] = out[j];
+    for (size_t j = 0; j < node.outputs.size(); ++j) metas_[size_t(node.outputs[j])] = (*out)[j];
   }
 }
 
@@ -267,7 +215,7 @@ void Session::run(const std::vector<const Tensor*>& inputs) {
   for (size_t s = 0; s < steps_.size(); ++s) {
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
     if (hooks_) hooks_->before_node(s);
-    with_node_context(graph_, node, [&] {
+    ir::with_node_context(graph_, node, [&] {
       if (steps_[s].dynamic) run_dynamic_step(s);
       ops::KernelContext ctx(step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
                              step_outputs_[s].size());

@@ -57,7 +57,7 @@ Result run_case(const ir::Graph& graph, const std::vector<Tensor>& inputs,
 
 Result run_node_test(const fs::path& dir) {
   try {
-    const onnx_import::LoadResult loaded = onnx_import::load_model((dir / "model.onnx").string());
+    const runtime::Model loaded = runtime::load_model((dir / "model.onnx").string());
     const runtime::TestData data =
         runtime::read_test_data((dir / "test_data_set_0").string(), loaded.graph);
     return run_case(loaded.graph, data.inputs, data.expected, {});
@@ -69,7 +69,7 @@ Result run_node_test(const fs::path& dir) {
 // light/ models carry no input: ONNX's runner feeds arange(n)/n shaped like the graph input.
 Result run_light_model(const fs::path& model) {
   try {
-    const onnx_import::LoadResult loaded = onnx_import::load_model(model.string());
+    const runtime::Model loaded = runtime::load_model(model.string());
     const ir::Graph& g = loaded.graph;
     std::vector<Tensor> inputs;
     for (ir::ValueId id : g.inputs) {

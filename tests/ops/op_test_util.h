@@ -14,8 +14,8 @@ namespace strata::test {
 struct OpCall {
   std::string op_type;
   int64_t opset = 17;
-  std::map<std::string, ir::Attribute> attributes;
-  std::vector<Tensor> inputs;  // an undefined Tensor() stands for an omitted optional input
+  std::map<std::string, ir::Attribute> attributes = {};
+  std::vector<Tensor> inputs = {};  // an undefined Tensor() stands for an omitted optional input
   size_t num_outputs = 1;
 };
 

@@ -120,7 +120,7 @@ int execute(RunCommand& cmd) {
   };
 
   auto t0 = std::chrono::steady_clock::now();
-  onnx_import::LoadResult loaded = onnx_import::load_model(cmd.model);
+  runtime::Model loaded = runtime::load_model(cmd.model);
   const double load_ms = runtime::elapsed_ms(t0);
   for (const std::string& w : loaded.warnings) warn(w);
   const ir::Graph& graph = loaded.graph;

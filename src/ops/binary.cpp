@@ -1,0 +1,310 @@
+// Element-wise ops of two inputs with numpy broadcasting: Add Sub Mul Div Mod Pow (arithmetic,
+// output of A's dtype), And Or Xor (bool), Equal Greater GreaterOrEqual Less LessOrEqual
+// (output bool).
+//
+// Before opset 7 these ops broadcast only when attribute broadcast=1, and then B's shape is a
+// contiguous run of A's dims starting at attribute `axis` (suffix-aligned when absent); with
+// broadcast=0, where the spec wants equal shapes, numpy broadcasting is used (a superset).
+//
+// Integers: Add/Sub/Mul/Pow wrap around on overflow; Div truncates toward zero; Mod follows the
+// divisor's sign (like Python) unless fmod=1 (C's truncated remainder, the sign of the dividend).
+// Integer division or modulo by zero fails at run time.
+//
+// Cost, FLOPs per output element (elementwise_cost): 1 for every op (one arithmetic operation,
+// comparison or logical operation; Pow counts as one library call).
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "ops/elementwise_kernels.h"
+#include "ops/op.h"
+
+namespace strata::ops {
+
+namespace {
+
+enum class Kind {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kPow,
+  kAnd,
+  kOr,
+  kXor,
+  kEqual,
+  kGreater,
+  kGreaterOrEqual,
+  kLess,
+  kLessOrEqual,
+};
+
+struct Spec {
+  std::string_view op_type;
+  Kind kind;
+};
+
+constexpr Spec kSpecs[] = {
+    {"Add", Kind::kAdd},         {"Sub", Kind::kSub},
+    {"Mul", Kind::kMul},         {"Div", Kind::kDiv},
+    {"Mod", Kind::kMod},         {"Pow", Kind::kPow},
+    {"And", Kind::kAnd},         {"Or", Kind::kOr},
+    {"Xor", Kind::kXor},         {"Equal", Kind::kEqual},
+    {"Greater", Kind::kGreater}, {"GreaterOrEqual", Kind::kGreaterOrEqual},
+    {"Less", Kind::kLess},       {"LessOrEqual", Kind::kLessOrEqual},
+};
+
+bool is_logical(Kind k) {
+  return k == Kind::kAnd || k == Kind::kOr || k == Kind::kXor;
+}
+bool is_comparison(Kind k) {
+  return k >= Kind::kEqual;
+}
+
+bool is_numeric(DType t) {
+  return is_float(t) || is_integer(t);
+}
+
+// --- Integer-safe element functions (C is the compute type) ---
+
+template <class C>
+C divide(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    if (y == 0) fail("integer division by zero");
+    if constexpr (std::is_signed_v<C>)
+      if (y == C(-1)) return wrap_neg(x);  // INT_MIN / -1 overflows (and traps on x86)
+    return C(x / y);
+  } else {
+    return x / y;
+  }
+}
+
+// Remainder with the sign of the dividend (C's % and fmod).
+template <class C>
+C truncated_mod(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    if (y == 0) fail("integer modulo by zero");
+    if constexpr (std::is_signed_v<C>)
+      if (y == C(-1)) return C(0);  // INT_MIN % -1 traps on x86
+    return C(x % y);
+  } else {
+    return std::fmod(x, y);
+  }
+}
+
+// Remainder with the sign of the divisor (Python's %, numpy.mod).
+template <class C>
+C floored_mod(C x, C y) {
+  C r = truncated_mod(x, y);
+  if constexpr (std::is_signed_v<C> || std::is_floating_point_v<C>)
+    if (r != 0 && ((r < 0) != (y < 0))) r = C(r + y);
+  return r;
+}
+
+// Integer base and exponent: exact, wrapping like repeated multiplication would.
+template <class C, class E>
+C integer_power(C base, E exponent) {
+  if constexpr (std::is_signed_v<E>) {
+    if (exponent < 0) {  // 1/base^n truncated toward zero
+      if (base == C(1)) return C(1);
+      if constexpr (std::is_signed_v<C>)
+        if (base == C(-1)) return exponent % 2 == 0 ? C(1) : C(-1);
+      return C(0);
+    }
+  }
+  C result = 1;
+  for (uint64_t e = uint64_t(exponent); e; e >>= 1) {
+    if (e & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+  }
+  return result;
+}
+
+// Pow's result has the base's type T; a float on either side goes through double.
+template <class T, class E>
+compute_t<T> power(compute_t<T> base, compute_t<E> exponent) {
+  if constexpr (std::is_integral_v<compute_t<T>> && std::is_integral_v<compute_t<E>>)
+    return integer_power(base, exponent);
+  else
+    return saturate_cast<compute_t<T>>(std::pow(double(base), double(exponent)));
+}
+
+// Axis-aligned broadcasting of opset < 7: B occupies dims [axis, axis + rank(B)) of A.
+class LegacyAlignment {
+ public:
+  explicit LegacyAlignment(const NodeInfo& node)
+      : enabled_(node.opset() < 7 && node.attr_int("broadcast", 0) != 0),
+        has_axis_(node.has_attr("axis")),
+        axis_(node.attr_int("axis", 0)) {}
+
+  bool enabled() const { return enabled_; }
+
+  // The output shape (A's) after checking that B fits at the axis.
+  Shape infer(const Shape& a, const Shape& b) const {
+    if (b.is_static() && element_count(b.values()) == 1) return a;
+    const int64_t axis = axis_for(a.rank(), b.rank());
+    for (int64_t j = 0; j < b.rank(); ++j) {
+      const Dim& bd = b[j];
+      const Dim& ad = a[axis + j];
+      if (bd == ad || (bd.is_static() && bd.value() == 1)) continue;
+      if (bd.is_static() && ad.is_static())
+        fail("shape {} cannot be broadcast to {} at axis {}", b.str(), a.str(), axis);
+      throw NotStatic{};
+    }
+    return a;
+  }
+
+  // B's shape padded with 1s to A's rank, so that numpy broadcasting reads it at the axis.
+  std::vector<int64_t> aligned_shape(const std::vector<int64_t>& a,
+                                     const std::vector<int64_t>& b) const {
+    std::vector<int64_t> aligned(a.size(), 1);
+    if (element_count(b) == 1) return aligned;
+    const int64_t axis = axis_for(int64_t(a.size()), int64_t(b.size()));
+    for (size_t j = 0; j < b.size(); ++j) aligned[size_t(axis) + j] = b[j];
+    return aligned;
+  }
+
+ private:
+  int64_t axis_for(int64_t rank_a, int64_t rank_b) const {
+    const int64_t axis = has_axis_ ? (axis_ < 0 ? axis_ + rank_a : axis_) : rank_a - rank_b;
+    if (axis < 0 || axis + rank_b > rank_a)
+      fail("attribute 'axis' ({}) does not place a rank-{} input inside a rank-{} input", axis_,
+           rank_b, rank_a);
+    return axis;
+  }
+
+  bool enabled_;
+  bool has_axis_;
+  int64_t axis_;
+};
+
+// The two inputs (B possibly re-shaped by legacy alignment) and the output of one run.
+struct Operands {
+  const Tensor& a;
+  const Tensor& b;
+  const std::vector<int64_t>& b_shape;
+  Tensor& y;
+
+  template <class A, class B, class Out, class F>
+  void map(F f) const {
+    broadcast_map(y.data<Out>(), y.shape(), f, operand<A>(a), Operand<B>{b.data<B>(), b_shape});
+  }
+};
+
+class BinaryOp final : public Op {
+ public:
+  BinaryOp(const NodeInfo& node, Kind kind)
+      : kind_(kind), fmod_(node.attr_int("fmod", 0) != 0), legacy_(node) {}
+
+  void infer(InferContext& ctx) const override {
+    const DType a = ctx.dtype(0), b = ctx.dtype(1);
+    if (kind_ != Kind::kPow && a != b)
+      fail("inputs have different dtypes {} and {}", dtype_name(a), dtype_name(b));
+    bool supported;
+    if (is_logical(kind_))
+      supported = a == DType::kBool;
+    else if (kind_ == Kind::kEqual)
+      supported = is_numeric(a) || a == DType::kBool;
+    else if (kind_ == Kind::kPow)
+      supported = is_numeric(a) && is_numeric(b);
+    else
+      supported = is_numeric(a);
+    if (!supported) {
+      if (kind_ == Kind::kPow && is_numeric(a))
+        fail("does not support exponent dtype {}", dtype_name(b));
+      fail("does not support dtype {}", dtype_name(a));
+    }
+    const Shape shape = legacy_.enabled() ? legacy_.infer(ctx.shape(0), ctx.shape(1))
+                                          : broadcast_shapes(ctx.shape(0), ctx.shape(1));
+    const bool bool_out = is_logical(kind_) || is_comparison(kind_);
+    ctx.set_output(0, bool_out ? DType::kBool : a, shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return elementwise_cost(ctx, 1);
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    const std::vector<int64_t> b_shape =
+        legacy_.enabled() ? legacy_.aligned_shape(a.shape(), b.shape()) : b.shape();
+    const Operands io{a, b, b_shape, ctx.output(0)};
+    bool visited;
+    if (is_logical(kind_))
+      visited = run_logical(io);
+    else if (is_comparison(kind_))
+      visited = visit_all(a.dtype(), [&]<class T>(Type<T>) { run_comparison<T>(io); });
+    else if (kind_ == Kind::kPow)
+      visited = run_pow(io);
+    else
+      visited = visit_numeric(a.dtype(), [&]<class T>(Type<T>) { run_arithmetic<T>(io); });
+    if (!visited) fail_internal("binary kernel reached with dtype {}", dtype_name(a.dtype()));
+  }
+
+ private:
+  template <class T>
+  void run_arithmetic(const Operands& io) const {
+    using C = compute_t<T>;
+    switch (kind_) {
+      case Kind::kAdd: return io.map<T, T, T>([](C x, C y) { return wrap_add(x, y); });
+      case Kind::kSub: return io.map<T, T, T>([](C x, C y) { return wrap_sub(x, y); });
+      case Kind::kMul: return io.map<T, T, T>([](C x, C y) { return wrap_mul(x, y); });
+      case Kind::kDiv: return io.map<T, T, T>([](C x, C y) { return divide(x, y); });
+      case Kind::kMod:
+        if (fmod_) return io.map<T, T, T>([](C x, C y) { return truncated_mod(x, y); });
+        return io.map<T, T, T>([](C x, C y) { return floored_mod(x, y); });
+      default: fail_internal("not an arithmetic op");
+    }
+  }
+
+  template <class T>
+  void run_comparison(const Operands& io) const {
+    using C = compute_t<T>;
+    switch (kind_) {
+      case Kind::kEqual: return io.map<T, T, bool>([](C x, C y) { return x == y; });
+      case Kind::kGreater: return io.map<T, T, bool>([](C x, C y) { return x > y; });
+      case Kind::kGreaterOrEqual: return io.map<T, T, bool>([](C x, C y) { return x >= y; });
+      case Kind::kLess: return io.map<T, T, bool>([](C x, C y) { return x < y; });
+      case Kind::kLessOrEqual: return io.map<T, T, bool>([](C x, C y) { return x <= y; });
+      default: fail_internal("not a comparison op");
+    }
+  }
+
+  bool run_logical(const Operands& io) const {
+    if (io.a.dtype() != DType::kBool) return false;
+    switch (kind_) {
+      case Kind::kAnd: io.map<bool, bool, bool>([](bool x, bool y) { return x && y; }); break;
+      case Kind::kOr: io.map<bool, bool, bool>([](bool x, bool y) { return x || y; }); break;
+      case Kind::kXor: io.map<bool, bool, bool>([](bool x, bool y) { return x != y; }); break;
+      default: fail_internal("not a logical op");
+    }
+    return true;
+  }
+
+  bool run_pow(const Operands& io) const {
+    bool exponent_visited = true;
+    const bool base_visited = visit_numeric(io.a.dtype(), [&]<class T>(Type<T>) {
+      exponent_visited = visit_numeric(io.b.dtype(), [&]<class E>(Type<E>) {
+        io.map<T, E, T>([](compute_t<T> x, compute_t<E> e) { return power<T, E>(x, e); });
+      });
+    });
+    return base_visited && exponent_visited;
+  }
+
+  Kind kind_;
+  bool fmod_;
+  LegacyAlignment legacy_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_binary(const NodeInfo& node) {
+  for (const Spec& spec : kSpecs)
+    if (spec.op_type == node.op_type()) return std::make_unique<BinaryOp>(node, spec.kind);
+  fail_internal("make_binary called for op type {}", node.op_type());
+}
+
+}  // namespace strata::ops

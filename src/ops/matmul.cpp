@@ -1,0 +1,108 @@
+// MatMul with numpy semantics: a 1-D A is a row [1, K] and a 1-D B a column [K, 1] (the added
+// dim is dropped from the result); dims before the last two broadcast as batches.
+#include <array>
+
+#include "ops/broadcast.h"
+#include "ops/op.h"
+#include "ops/reduce_util.h"
+
+namespace strata::ops {
+
+namespace {
+
+// The product's geometry, from the operands' shapes (dims may be symbolic in infer).
+struct MatMulShapes {
+  Shape a_batch, b_batch, batch;  // leading dims of A, of B, and their broadcast
+  Dim m, k, n;
+  Shape out;
+};
+
+MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
+  if (a.rank() == 0 || b.rank() == 0) fail("inputs must have rank >= 1, got a scalar");
+  MatMulShapes s;
+  const std::vector<Dim>& ad = a.dims();
+  const std::vector<Dim>& bd = b.dims();
+  s.a_batch = Shape(std::vector<Dim>(ad.begin(), ad.end() - std::min<int64_t>(a.rank(), 2)));
+  s.b_batch = Shape(std::vector<Dim>(bd.begin(), bd.end() - std::min<int64_t>(b.rank(), 2)));
+  s.batch = broadcast_shapes(s.a_batch, s.b_batch);
+  s.m = a.rank() == 1 ? Dim(1) : a[a.rank() - 2];
+  s.k = a[a.rank() - 1];
+  const Dim& b_k = b.rank() == 1 ? b[0] : b[b.rank() - 2];
+  s.n = b.rank() == 1 ? Dim(1) : b[b.rank() - 1];
+  require_equal_dims(s.k, b_k, "the inner dimensions of A and B");
+  s.out = s.batch;
+  if (a.rank() > 1) s.out.push_back(s.m);
+  if (b.rank() > 1) s.out.push_back(s.n);
+  return s;
+}
+
+// C[M,N] = A[M,K] * B[K,N], in i-k-j order so the inner loop runs along rows of B and C.
+template <class T>
+void matmul_2d(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n,
+               std::vector<acc_t<T>>& row) {
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), acc_t<T>(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const acc_t<T> a_ip = to_acc(a[i * k + p]);
+      const T* b_row = b + p * n;
+      for (int64_t j = 0; j < n; ++j)
+        row[size_t(j)] = wrap_add(row[size_t(j)], wrap_mul(a_ip, to_acc(b_row[j])));
+    }
+    for (int64_t j = 0; j < n; ++j) c[i * n + j] = from_acc<T>(row[size_t(j)]);
+  }
+}
+
+template <class T>
+void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& c) {
+  const MatMulShapes s = matmul_shapes(Shape::of(a.shape()), Shape::of(b.shape()));
+  const int64_t m = s.m.value(), k = s.k.value(), n = s.n.value();
+  const std::vector<int64_t> batch = s.batch.values();
+  const std::array<std::vector<int64_t>, 2> batch_strides = {
+      broadcast_strides(s.a_batch.values(), batch), broadcast_strides(s.b_batch.values(), batch)};
+  if (c.numel() != s.out.numel().value()) fail_internal("MatMul output size does not match");
+  std::vector<acc_t<T>> row(static_cast<size_t>(n));
+  // Batch offsets count whole matrices of each operand.
+  for_each_broadcast(batch, batch_strides, [&](int64_t index, const std::array<int64_t, 2>& at) {
+    matmul_2d(a.data<T>() + at[0] * m * k, b.data<T>() + at[1] * k * n, c.data<T>() + index * m * n,
+              m, k, n, row);
+  });
+}
+
+class MatMulOp final : public Op {
+ public:
+  explicit MatMulOp(const NodeInfo&) {}
+
+  void infer(InferContext& ctx) const override {
+    const DType dtype = ctx.dtype(0);
+    if (!is_float(dtype) && !is_integer(dtype))
+      fail("input does not support dtype {}", dtype_name(dtype));
+    if (ctx.dtype(1) != dtype)
+      fail("inputs must have the same dtype, got {} and {}", dtype_name(dtype),
+           dtype_name(ctx.dtype(1)));
+    ctx.set_output(0, dtype, matmul_shapes(ctx.shape(0), ctx.shape(1)).out);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    const MatMulShapes s = matmul_shapes(ctx.input(0).shape, ctx.input(1).shape);
+    Cost c = data_movement_cost(ctx);
+    c.macs = double(s.batch.numel().value()) * double(s.m.value()) * double(s.k.value()) *
+             double(s.n.value());
+    c.flops = 2 * c.macs;
+    c.param_bytes = constant_input_bytes(ctx);
+    return c;
+  }
+
+  void run(KernelContext& ctx) const override {
+    visit_numeric(ctx.input(0).dtype(), [&]<class T>(Type<T>) {
+      matmul_kernel<T>(ctx.input(0), ctx.input(1), ctx.output(0));
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_matmul(const NodeInfo& node) {
+  return std::make_unique<MatMulOp>(node);
+}
+
+}  // namespace strata::ops

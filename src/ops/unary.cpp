@@ -1,0 +1,205 @@
+// Element-wise ops of one input: Abs Ceil Cos Erf Exp Floor IsNaN Log Neg Not Reciprocal Relu
+// Round Sigmoid Sign Sin Softplus Softsign Sqrt Tan Tanh. Same shape out; IsNaN outputs bool.
+//
+// Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
+// comparison and a library function (exp, log, sin, cos, tan, tanh, erf, sqrt) count as one.
+//   1: Abs Ceil Cos Erf Exp Floor IsNaN Log Neg Not Reciprocal Relu Round Sign Sin Sqrt Tan Tanh
+//   3: Softplus (exp, add, log), Softsign (abs, add, divide)
+//   4: Sigmoid (negate, exp, add, divide)
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+
+#include "ops/elementwise_kernels.h"
+#include "ops/op.h"
+
+namespace strata::ops {
+
+namespace {
+
+enum class Kind {
+  kAbs,
+  kCeil,
+  kCos,
+  kErf,
+  kExp,
+  kFloor,
+  kIsNaN,
+  kLog,
+  kNeg,
+  kNot,
+  kReciprocal,
+  kRelu,
+  kRound,
+  kSigmoid,
+  kSign,
+  kSin,
+  kSoftplus,
+  kSoftsign,
+  kSqrt,
+  kTan,
+  kTanh,
+};
+
+// The element types an op accepts (from the ONNX type constraints).
+enum class Types { kFloat, kSignedOrFloat, kNumeric, kBool };
+
+struct Spec {
+  std::string_view op_type;
+  Kind kind;
+  Types types;
+  double flops;
+};
+
+constexpr Spec kSpecs[] = {
+    {"Abs", Kind::kAbs, Types::kNumeric, 1},
+    {"Ceil", Kind::kCeil, Types::kFloat, 1},
+    {"Cos", Kind::kCos, Types::kFloat, 1},
+    {"Erf", Kind::kErf, Types::kNumeric, 1},
+    {"Exp", Kind::kExp, Types::kFloat, 1},
+    {"Floor", Kind::kFloor, Types::kFloat, 1},
+    {"IsNaN", Kind::kIsNaN, Types::kFloat, 1},
+    {"Log", Kind::kLog, Types::kFloat, 1},
+    {"Neg", Kind::kNeg, Types::kSignedOrFloat, 1},
+    {"Not", Kind::kNot, Types::kBool, 1},
+    {"Reciprocal", Kind::kReciprocal, Types::kFloat, 1},
+    {"Relu", Kind::kRelu, Types::kSignedOrFloat, 1},
+    {"Round", Kind::kRound, Types::kFloat, 1},
+    {"Sigmoid", Kind::kSigmoid, Types::kFloat, 4},
+    {"Sign", Kind::kSign, Types::kNumeric, 1},
+    {"Sin", Kind::kSin, Types::kFloat, 1},
+    {"Softplus", Kind::kSoftplus, Types::kFloat, 3},
+    {"Softsign", Kind::kSoftsign, Types::kFloat, 3},
+    {"Sqrt", Kind::kSqrt, Types::kFloat, 1},
+    {"Tan", Kind::kTan, Types::kFloat, 1},
+    {"Tanh", Kind::kTanh, Types::kFloat, 1},
+};
+
+bool accepts(Types types, DType t) {
+  switch (types) {
+    case Types::kFloat: return is_float(t);
+    case Types::kSignedOrFloat: return is_float(t) || (is_integer(t) && is_signed(t));
+    case Types::kNumeric: return is_float(t) || is_integer(t);
+    case Types::kBool: return t == DType::kBool;
+  }
+  return false;
+}
+
+// Calls f(Type<T>{}) for the element types of a type class. Unsigned types reach
+// kSignedOrFloat kernels only in theory: infer rejects them first.
+template <Types kTypes, class F>
+void visit_types(DType t, F&& f) {
+  bool visited = false;
+  if constexpr (kTypes == Types::kBool) {
+    if (t == DType::kBool) {
+      f(Type<bool>{});
+      visited = true;
+    }
+  } else if constexpr (kTypes == Types::kFloat) {
+    visited = visit_float(t, f);
+  } else {
+    visited = visit_numeric(t, f);
+  }
+  if (!visited) fail_internal("unary kernel reached with dtype {}", dtype_name(t));
+}
+
+// y[i] = f(x[i]) with y of x's type; f gets compute_t values (float for float16/bfloat16).
+template <Types kTypes, class F>
+void map_unary(const Tensor& x, Tensor& y, F&& f) {
+  visit_types<kTypes>(x.dtype(), [&]<class T>(Type<T>) {
+    broadcast_map(y.data<T>(), y.shape(), f, operand<T>(x));
+  });
+}
+
+template <class C>
+C abs_value(C v) {
+  if constexpr (std::is_unsigned_v<C>)
+    return v;
+  else
+    return v < C(0) ? wrap_neg(v) : v;
+}
+
+// -1, 0 or 1; NaN stays NaN.
+template <class C>
+C sign_of(C v) {
+  if constexpr (std::is_unsigned_v<C>)
+    return v > C(0) ? C(1) : C(0);
+  else
+    return v > C(0) ? C(1) : (v < C(0) ? C(-1) : v);
+}
+
+// log(1 + exp(v)) without overflowing exp for large v.
+template <class C>
+C softplus(C v) {
+  return v > C(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+}
+
+class UnaryOp final : public Op {
+ public:
+  explicit UnaryOp(const Spec& spec) : spec_(spec) {}
+
+  void infer(InferContext& ctx) const override {
+    const Meta& x = ctx.input(0);
+    if (!accepts(spec_.types, x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
+    ctx.set_output(0, spec_.kind == Kind::kIsNaN ? DType::kBool : x.dtype, x.shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return elementwise_cost(ctx, spec_.flops);
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    constexpr Types kFloat = Types::kFloat;
+    switch (spec_.kind) {
+      case Kind::kAbs: return map_unary<Types::kNumeric>(x, y, [](auto v) { return abs_value(v); });
+      case Kind::kCeil: return map_unary<kFloat>(x, y, [](auto v) { return std::ceil(v); });
+      case Kind::kCos: return map_unary<kFloat>(x, y, [](auto v) { return std::cos(v); });
+      case Kind::kErf:  // integers go through double: erf(double(v)) is -1, 0 or 1 after truncation
+        return map_unary<Types::kNumeric>(x, y, [](auto v) { return std::erf(v); });
+      case Kind::kExp: return map_unary<kFloat>(x, y, [](auto v) { return std::exp(v); });
+      case Kind::kFloor: return map_unary<kFloat>(x, y, [](auto v) { return std::floor(v); });
+      case Kind::kIsNaN:
+        visit_types<kFloat>(x.dtype(), [&]<class T>(Type<T>) {
+          broadcast_map(
+              y.data<bool>(), y.shape(), [](auto v) { return std::isnan(v); }, operand<T>(x));
+        });
+        return;
+      case Kind::kLog: return map_unary<kFloat>(x, y, [](auto v) { return std::log(v); });
+      case Kind::kNeg:
+        return map_unary<Types::kSignedOrFloat>(x, y, [](auto v) { return wrap_neg(v); });
+      case Kind::kNot: return map_unary<Types::kBool>(x, y, [](bool v) { return !v; });
+      case Kind::kReciprocal:
+        return map_unary<kFloat>(x, y, [](auto v) { return decltype(v)(1) / v; });
+      case Kind::kRelu:
+        return map_unary<Types::kSignedOrFloat>(
+            x, y, [](auto v) { return v > decltype(v)(0) ? v : decltype(v)(0); });
+      case Kind::kRound:  // nearbyint in the default rounding mode rounds half to even
+        return map_unary<kFloat>(x, y, [](auto v) { return std::nearbyint(v); });
+      case Kind::kSigmoid:
+        return map_unary<kFloat>(x, y, [](auto v) { return 1 / (1 + std::exp(-v)); });
+      case Kind::kSign: return map_unary<Types::kNumeric>(x, y, [](auto v) { return sign_of(v); });
+      case Kind::kSin: return map_unary<kFloat>(x, y, [](auto v) { return std::sin(v); });
+      case Kind::kSoftplus: return map_unary<kFloat>(x, y, [](auto v) { return softplus(v); });
+      case Kind::kSoftsign:
+        return map_unary<kFloat>(x, y, [](auto v) { return v / (1 + std::abs(v)); });
+      case Kind::kSqrt: return map_unary<kFloat>(x, y, [](auto v) { return std::sqrt(v); });
+      case Kind::kTan: return map_unary<kFloat>(x, y, [](auto v) { return std::tan(v); });
+      case Kind::kTanh: return map_unary<kFloat>(x, y, [](auto v) { return std::tanh(v); });
+    }
+  }
+
+ private:
+  const Spec& spec_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_unary(const NodeInfo& node) {
+  for (const Spec& spec : kSpecs)
+    if (spec.op_type == node.op_type()) return std::make_unique<UnaryOp>(spec);
+  fail_internal("make_unary called for op type {}", node.op_type());
+}
+
+}  // namespace strata::ops

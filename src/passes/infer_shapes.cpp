@@ -1,0 +1,107 @@
+#include "passes/infer_shapes.h"
+
+#include "core/checked.h"
+
+namespace strata::passes {
+
+using ir::with_node_context;
+
+std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node) {
+  const ops::OpFactory factory = ops::find_op(node.op_type);
+  if (!factory) fail("{}: the op is not supported", graph.describe(node));
+  return with_node_context(graph, node, [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
+}
+
+std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const ir::Node& node,
+                                                 const ops::Op& op,
+                                                 const std::vector<ops::Meta>& metas) {
+  std::vector<const ops::Meta*> in;
+  in.reserve(node.inputs.size());
+  for (ir::ValueId id : node.inputs) {
+    if (id == ir::kNoValue) {
+      in.push_back(nullptr);
+      continue;
+    }
+    if (!metas[size_t(id)].present()) return std::nullopt;
+    in.push_back(&metas[size_t(id)]);
+  }
+  std::vector<ops::Meta> out(node.outputs.size());
+  try {
+    ops::InferContext ctx(in, out);
+    with_node_context(graph, node, [&] { op.infer(ctx); });
+  } catch (const NotStatic&) {
+    return std::nullopt;
+  }
+  for (const ops::Meta& m : out)
+    if (!m.present()) return std::nullopt;
+  return out;
+}
+
+bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
+               const std::vector<ops::Meta>& metas, std::vector<ops::Meta>& out, int64_t max_bytes) {
+  bool outputs_known = true;
+  for (const ops::Meta& m : out) outputs_known &= m.value != nullptr;
+  if (outputs_known) return true;
+  if (!op.is_deterministic()) return false;
+  for (const ops::Meta& m : out)
+    if (!m.shape.is_static()) return false;
+  std::vector<const Tensor*> in;
+  for (ir::ValueId id : node.inputs) {
+    if (id == ir::kNoValue) {
+      in.push_back(nullptr);
+      continue;
+    }
+    if (!metas[size_t(id)].value) return false;
+    in.push_back(metas[size_t(id)].value.get());
+  }
+  int64_t bytes = 0;
+  for (const ops::Meta& m : out)
+    bytes = checked_add(bytes, checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype))));
+  if (bytes > max_bytes) return false;
+  std::vector<Tensor> values;
+  std::vector<Tensor*> out_ptrs;
+  values.reserve(out.size());
+  for (const ops::Meta& m : out) {
+    values.push_back(Tensor::zeros(m.dtype, m.shape.values()));
+    out_ptrs.push_back(&values.back());
+  }
+  ops::KernelContext ctx(in.data(), in.size(), out_ptrs.data(), out_ptrs.size());
+  with_node_context(graph, node, [&] { op.run(ctx); });
+  for (size_t j = 0; j < out.size(); ++j) out[j].value = std::make_shared<const Tensor>(std::move(values[j]));
+  return true;
+}
+
+InferStats infer_shapes(ir::Graph& graph) {
+  InferStats stats;
+  std::vector<ops::Meta> metas(graph.values.size());
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const ir::Value& v = graph.values[id];
+    if (v.constant) {
+      metas[id] = {v.dtype, v.shape, v.constant};
+    } else if (v.is_graph_input && v.shape_known) {
+      metas[id] = {v.dtype, v.shape, nullptr};
+    }
+  }
+  for (const ir::Node& node : graph.nodes) {
+    const std::unique_ptr<ops::Op> op = make_op(graph, node);
+    std::optional<std::vector<ops::Meta>> out = infer_node(graph, node, *op, metas);
+    if (out) fold_node(graph, node, *op, metas, *out, kMaxShapeFoldBytes);
+    for (size_t j = 0; j < node.outputs.size(); ++j) {
+      ir::Value& v = graph.values[size_t(node.outputs[j])];
+      if (out) {
+        metas[size_t(node.outputs[j])] = (*out)[j];
+        v.dtype = (*out)[j].dtype;
+        v.shape = (*out)[j].shape;
+        v.shape_known = true;
+        ++stats.inferred;
+      } else if (v.shape_known) {
+        ++stats.declared;  // keep what the file declares
+      } else {
+        ++stats.unknown;
+      }
+    }
+  }
+  return stats;
+}
+
+}  // namespace strata::passes

@@ -1,0 +1,376 @@
+// The real `strata run` binary on real files: output lines, JSON report, exit codes and messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/npy.h"
+#include "runtime/verify.h"
+#include "testutil/onnx_builder.h"
+
+namespace strata::test {
+namespace {
+
+const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
+const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
+const std::string kExampleImage = kExampleDir + "/pattern.ppm";
+const std::string kExampleExpected = kExampleDir + "/tiny_resnet_expected";
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string shell_quote(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `strata ARGS...`, capturing stdout, stderr and the exit code through files in `dir`.
+CliResult run_strata(const TempDir& dir, const std::vector<std::string>& args) {
+  std::string command = shell_quote(STRATA_BINARY);
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  const std::string out = dir.path("cli_stdout.txt"), err = dir.path("cli_stderr.txt");
+  command += " >" + shell_quote(out) + " 2>" + shell_quote(err);
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+std::string describe(const CliResult& r) {
+  return "exit " + std::to_string(r.code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+// The line of `text` starting with `prefix`, or "".
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+// Exit code 2 and exactly one error line on stderr, naming every one of `details`.
+void expect_bad_input(const CliResult& r, const std::vector<std::string>& details) {
+  EXPECT_EQ(r.code, 2) << describe(r);
+  const std::string line = line_starting(r.err, "strata: error: ");
+  ASSERT_FALSE(line.empty()) << describe(r);
+  size_t error_lines = 0;
+  std::istringstream in(r.err);
+  for (std::string l; std::getline(in, l);) error_lines += l.find("error") != std::string::npos;
+  EXPECT_EQ(error_lines, 1u) << describe(r);
+  for (const std::string& d : details)
+    EXPECT_NE(line.find(d), std::string::npos) << "missing '" << d << "'\n" << describe(r);
+}
+
+const std::vector<std::string> kQuick = {"--iter", "2", "--warmup", "0"};
+
+std::vector<std::string> args(std::vector<std::string> a, bool quick = true) {
+  if (quick) a.insert(a.end(), kQuick.begin(), kQuick.end());
+  return a;
+}
+
+// y = x * 2 + 1 for x float32 [2,3] (static) — tiny, quick to run.
+std::string affine_model(const TempDir& dir) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2, 3});
+  m.add_initializer("two", Tensor::from<float>({}, {2}));
+  m.add_initializer("one", Tensor::from<float>({}, {1}));
+  m.add_node("Mul", {"x", "two"}, {"twice"}, "mul");
+  m.add_node("Add", {"twice", "one"}, {"y"}, "add");
+  m.add_output("y", DType::kF32, {2, 3});
+  return m.save(dir.path("affine.onnx"));
+}
+
+// y = a - b for a, b float32 [2].
+std::string sub_model(const TempDir& dir) {
+  ModelBuilder m;
+  m.add_input("a", DType::kF32, {2});
+  m.add_input("b", DType::kF32, {2});
+  m.add_node("Sub", {"a", "b"}, {"y"}, "sub");
+  m.add_output("y");
+  return m.save(dir.path("sub.onnx"));
+}
+
+// y = Relu(x) for x float32 [N,3].
+std::string symbolic_model(const TempDir& dir) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {"N", 3});
+  m.add_node("Relu", {"x"}, {"y"}, "relu");
+  m.add_output("y");
+  return m.save(dir.path("symbolic.onnx"));
+}
+
+std::vector<double> dumped(const TempDir& dir, const std::string& name) {
+  return io::read_npy(dir.path("dump/" + name + ".npy")).to_double();
+}
+
+// ---- The example ----
+
+TEST(Cli, ExampleRunPrintsTheSummary) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(line_starting(r.out, "load").find("ms"), std::string::npos) << describe(r);
+  EXPECT_NE(line_starting(r.out, "prepare").find("ms"), std::string::npos) << describe(r);
+  const std::string latency = line_starting(r.out, "latency");
+  for (const char* word : {"min", "median", "mean", "sd", "p90", "p99", "max", "CV"})
+    EXPECT_NE(latency.find(word), std::string::npos) << word << "\n" << describe(r);
+  EXPECT_NE(line_starting(r.out, "throughput").find("inferences/s"), std::string::npos) << describe(r);
+  EXPECT_NE(line_starting(r.out, "verify").find("probabilities: ok"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("float32[1,3,32,32]"), std::string::npos) << describe(r);
+}
+
+TEST(Cli, JsonReport) {
+  TempDir dir;
+  const std::string json_path = dir.path("report.json");
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected,
+                                       "--warmup", "2", "--iter", "3", "--json", json_path, "-q"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const nlohmann::json j = nlohmann::json::parse(read_text(json_path));
+  EXPECT_TRUE(j.at("load_ms").is_number());
+  EXPECT_GT(j.at("load_ms").get<double>(), 0);
+  EXPECT_TRUE(j.at("prepare_ms").is_number());
+  ASSERT_TRUE(j.at("warmup_ms").is_array());
+  EXPECT_EQ(j.at("warmup_ms").size(), 2u);
+  ASSERT_TRUE(j.at("iterations_ms").is_array());
+  EXPECT_EQ(j.at("iterations_ms").size(), 3u);
+  const nlohmann::json& latency = j.at("latency_ms");
+  for (const char* key : {"min", "median", "mean", "sd", "p90", "p99", "max", "cv"})
+    EXPECT_TRUE(latency.at(key).is_number()) << key;
+  EXPECT_LE(latency.at("min").get<double>(), latency.at("median").get<double>());
+  EXPECT_LE(latency.at("median").get<double>(), latency.at("max").get<double>());
+  double min = 1e300;
+  for (const auto& ms : j.at("iterations_ms")) min = std::min(min, ms.get<double>());
+  EXPECT_DOUBLE_EQ(latency.at("min").get<double>(), min);
+  const nlohmann::json& verify = j.at("verify");
+  ASSERT_TRUE(verify.is_object());
+  EXPECT_TRUE(verify.at("probabilities").at("ok").get<bool>());
+  EXPECT_EQ(j.at("outputs").at(0).at("name"), "probabilities");
+  EXPECT_EQ(j.at("inputs").at(0).at("name"), "image");
+}
+
+TEST(Cli, JsonWithoutVerifyHasNoVerifyObject) {
+  TempDir dir;
+  const std::string json_path = dir.path("report.json");
+  const CliResult r = run_strata(dir, args({"run", affine_model(dir), "--json", json_path, "-q"}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const nlohmann::json j = nlohmann::json::parse(read_text(json_path));
+  EXPECT_FALSE(j.contains("verify"));
+  EXPECT_EQ(j.at("warmup_ms").size(), 0u);
+  EXPECT_EQ(j.at("iterations_ms").size(), 2u);
+}
+
+TEST(Cli, VerifyAgainstAPerturbedExpectedFileFails) {
+  TempDir dir;
+  Tensor expected = io::read_npy(kExampleExpected + "/probabilities.npy");
+  expected.data<float>()[3] += 0.01f;
+  dir.mkdir("expected");
+  io::write_npy(dir.path("expected/probabilities.npy"), expected);
+  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
+  EXPECT_EQ(r.code, 1) << describe(r);
+  EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("flat index 3"), std::string::npos) << describe(r);
+}
+
+TEST(Cli, VerifyFolderWithoutTheOutputIsBadInput) {
+  TempDir dir;
+  dir.mkdir("expected");
+  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
+  expect_bad_input(r, {"probabilities"});
+}
+
+TEST(Cli, DumpOutputsEqualTheVerifyData) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const Tensor got = io::read_npy(dir.path("dump/probabilities.npy"));
+  const Tensor want = io::read_npy(kExampleExpected + "/probabilities.npy");
+  const runtime::Comparison c = runtime::compare(got, want, {});
+  EXPECT_TRUE(c.ok) << c.problem;
+}
+
+// ---- Test data folders ----
+
+TEST(Cli, TestDataFolder) {
+  TempDir dir;
+  const std::string model = affine_model(dir);
+  dir.mkdir("test_data_set_0");
+  write_tensor_pb(dir.path("test_data_set_0/input_0.pb"), Tensor::from<float>({2, 3}, {0, 1, 2, -1, -2, 0.5f}), "x");
+  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"), Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2}), "y");
+  const CliResult ok = run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
+  EXPECT_EQ(ok.code, 0) << describe(ok);
+  EXPECT_NE(ok.out.find("y: ok"), std::string::npos) << describe(ok);
+
+  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"), Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2.1f}), "y");
+  const CliResult bad = run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
+  EXPECT_EQ(bad.code, 1) << describe(bad);
+  EXPECT_NE(bad.out.find("MISMATCH"), std::string::npos) << describe(bad);
+}
+
+TEST(Cli, TestDataWithTooFewInputsIsBadInput) {
+  TempDir dir;
+  const std::string model = sub_model(dir);
+  dir.mkdir("set");
+  write_tensor_pb(dir.path("set/input_0.pb"), Tensor::from<float>({2}, {1, 2}));
+  write_tensor_pb(dir.path("set/output_0.pb"), Tensor::from<float>({2}, {1, 2}));
+  expect_bad_input(run_strata(dir, args({"run", model, "--test-data", dir.path("set")})),
+                   {dir.path("set"), "1 input"});
+}
+
+// ---- Binding inputs ----
+
+TEST(Cli, InputsByName) {
+  TempDir dir;
+  io::write_npy(dir.path("a.npy"), Tensor::from<float>({2}, {10, 20}));
+  io::write_npy(dir.path("b.npy"), Tensor::from<float>({2}, {1, 2}));
+  const CliResult r = run_strata(dir, args({"run", sub_model(dir), "-i", "b=" + dir.path("b.npy"), "-i",
+                                            "a=" + dir.path("a.npy"), "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{9, 18}));
+}
+
+TEST(Cli, BareInputsBoundInOrder) {
+  TempDir dir;
+  io::write_npy(dir.path("a.npy"), Tensor::from<float>({2}, {10, 20}));
+  io::write_npy(dir.path("b.npy"), Tensor::from<float>({2}, {1, 2}));
+  const CliResult r = run_strata(dir, args({"run", sub_model(dir), "-i", dir.path("b.npy"), "-i",
+                                            dir.path("a.npy"), "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{-9, -18}));
+}
+
+TEST(Cli, InlineInputs) {
+  TempDir dir;
+  const CliResult r = run_strata(
+      dir, args({"run", sub_model(dir), "-i", "a=[1,2]", "-i", "b=[3,5]", "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{-2, -3}));
+  EXPECT_NE(r.out.find("inline"), std::string::npos) << describe(r);
+}
+
+TEST(Cli, ShapeForASymbolicDim) {
+  TempDir dir;
+  const std::string model = symbolic_model(dir);
+  const CliResult r = run_strata(dir, args({"run", model, "--shape", "x=4x3", "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(io::read_npy(dir.path("dump/y.npy")).shape(), (std::vector<int64_t>{4, 3}));
+  const CliResult by_dim = run_strata(dir, args({"run", model, "--dim", "N=5", "--dump-outputs", dir.path("dump")}));
+  ASSERT_EQ(by_dim.code, 0) << describe(by_dim);
+  EXPECT_EQ(io::read_npy(dir.path("dump/y.npy")).shape(), (std::vector<int64_t>{5, 3}));
+}
+
+TEST(Cli, RandomInputsAreReproducible) {
+  TempDir dir;
+  const std::string model = affine_model(dir);
+  ASSERT_EQ(run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d1")})).code, 0);
+  ASSERT_EQ(run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d2")})).code, 0);
+  EXPECT_EQ(io::read_npy(dir.path("d1/y.npy")).to_double(), io::read_npy(dir.path("d2/y.npy")).to_double());
+}
+
+// ---- Bad input: exit 2 and one line naming the culprit ----
+
+TEST(CliBadInput, WrongShape) {
+  TempDir dir;
+  io::write_npy(dir.path("x.npy"), Tensor::zeros(DType::kF32, {3, 3}));
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+                   {"'x'", "[3,3]", "[2,3]"});
+}
+
+TEST(CliBadInput, WrongDtype) {
+  TempDir dir;
+  io::write_npy(dir.path("x.npy"), Tensor::zeros(DType::kI32, {2, 3}));
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+                   {"'x'", "x.npy", "int32"});
+}
+
+TEST(CliBadInput, MissingShapeForADynamicInput) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", symbolic_model(dir)})), {"'x'", "'N'"});
+}
+
+TEST(CliBadInput, UnknownInputName) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "image=[1]"})), {"'image'"});
+}
+
+TEST(CliBadInput, MissingInputFile) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("absent.npy")})),
+                   {dir.path("absent.npy")});
+}
+
+TEST(CliBadInput, CorruptInputFile) {
+  TempDir dir;
+  dir.write("x.npy", "definitely not numpy");
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+                   {dir.path("x.npy")});
+}
+
+TEST(CliBadInput, InputFileIsAFolder) {
+  TempDir dir;
+  dir.mkdir("x.npy");
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+                   {dir.path("x.npy")});
+}
+
+TEST(CliBadInput, NonExistentModel) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", dir.path("nothing.onnx")})), {dir.path("nothing.onnx")});
+}
+
+TEST(CliBadInput, TruncatedModel) {
+  TempDir dir;
+  const std::string bytes = read_text(kExampleModel);
+  const std::string path = dir.write("half.onnx", bytes.substr(0, bytes.size() / 2));
+  expect_bad_input(run_strata(dir, args({"run", path})), {path});
+}
+
+TEST(CliBadInput, UnknownOption) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--bogus-option"})), {"--bogus-option"});
+}
+
+TEST(CliBadInput, MaxMemoryTooSmall) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--max-memory", "1K"})), {"memory limit", "1024"});
+}
+
+TEST(CliBadInput, MaxMemoryNotASize) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--max-memory", "lots"})), {"lots"});
+}
+
+TEST(CliBadInput, ShapeOptionMalformed) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", symbolic_model(dir), "--shape", "x=4xx3"})), {"x", "4xx3"});
+}
+
+TEST(Cli, NoArgumentsIsBadInput) {
+  TempDir dir;
+  EXPECT_EQ(run_strata(dir, {}).code, 2);
+}
+
+TEST(Cli, HelpExitsZero) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, {"run", "--help"});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("--verify"), std::string::npos) << describe(r);
+}
+
+}  // namespace
+}  // namespace strata::test

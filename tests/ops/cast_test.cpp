@@ -1,0 +1,103 @@
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "ops/op_test_util.h"
+
+namespace strata::test {
+namespace {
+
+// OpCall without designated initializers (GCC warns about the members they leave out).
+OpCall op_call(std::string op_type, int64_t opset = 17,
+               std::map<std::string, ir::Attribute> attributes = {}) {
+  OpCall call;
+  call.op_type = std::move(op_type);
+  call.opset = opset;
+  call.attributes = std::move(attributes);
+  return call;
+}
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+OpCall cast(Tensor x, DType to, int64_t opset = 19) {
+  OpCall call = op_call("Cast", opset, {{"to", attr_int(int64_t(to))}});
+  call.inputs = {std::move(x)};
+  return call;
+}
+
+TEST(Cast, FloatToIntegerTruncatesAndSaturates) {
+  const Tensor x = Tensor::from<float>({7}, {-1.7f, 1.7f, 2.5f, kNaN, kInf, -kInf, 1e10f});
+  std::vector<Tensor> out = run_op(cast(x, DType::kI32));
+  ASSERT_EQ(out[0].dtype(), DType::kI32);
+  const int32_t kMax = std::numeric_limits<int32_t>::max();
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  EXPECT_EQ(values_of<int32_t>(out[0]), (std::vector<int32_t>{-1, 1, 2, 0, kMax, kMin, kMax}));
+  EXPECT_EQ(values_of<uint8_t>(
+                run_op(cast(Tensor::from<double>({3}, {-3.5, 300, 254.9}), DType::kU8))[0]),
+            (std::vector<uint8_t>{0, 255, 254}));
+}
+
+TEST(Cast, ToBoolIsNonZero) {
+  std::vector<Tensor> out =
+      run_op(cast(Tensor::from<float>({4}, {0.0f, -0.0f, 0.1f, kNaN}), DType::kBool));
+  EXPECT_EQ(values_of<bool>(out[0]), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(values_of<bool>(run_op(cast(Tensor::from<int64_t>({2}, {0, -5}), DType::kBool))[0]),
+            (std::vector<bool>{false, true}));
+}
+
+TEST(Cast, IntegerNarrowingWraps) {
+  std::vector<Tensor> out = run_op(cast(Tensor::from<int64_t>({3}, {300, -129, 5}), DType::kI8));
+  EXPECT_EQ(values_of<int8_t>(out[0]), (std::vector<int8_t>{44, 127, 5}));
+  EXPECT_EQ(values_of<uint16_t>(run_op(cast(Tensor::from<int32_t>({1}, {-1}), DType::kU16))[0]),
+            (std::vector<uint16_t>{65535}));
+}
+
+TEST(Cast, BoolAndIntegersToFloat) {
+  expect_near(run_op(cast(Tensor::from<bool>({2}, {true, false}), DType::kF32))[0], {1, 0});
+  std::vector<Tensor> big = run_op(
+      cast(Tensor::from<uint64_t>({1}, {std::numeric_limits<uint64_t>::max()}), DType::kF64));
+  EXPECT_DOUBLE_EQ(big[0].data<double>()[0], 18446744073709551616.0);
+}
+
+TEST(Cast, HalfPrecisionRoundsToNearestEven) {
+  // bfloat16 keeps 7 mantissa bits: 1 + 2^-8 and 1 + 3 * 2^-8 are halfway cases.
+  std::vector<Tensor> bf =
+      run_op(cast(Tensor::from<float>({3}, {1.00390625f, 1.01171875f, -2.5f}), DType::kBF16));
+  ASSERT_EQ(bf[0].dtype(), DType::kBF16);
+  EXPECT_EQ(float(bf[0].data<bf16>()[0]), 1.0f);
+  EXPECT_EQ(float(bf[0].data<bf16>()[1]), 1.015625f);
+  EXPECT_EQ(float(bf[0].data<bf16>()[2]), -2.5f);
+  std::vector<Tensor> half = run_op(cast(Tensor::from<double>({2}, {0.1, 70000}), DType::kF16));
+  EXPECT_EQ(half[0].data<f16>()[0].bits, f16(0.1f).bits);
+  EXPECT_TRUE(std::isinf(float(half[0].data<f16>()[1])));
+  std::vector<Tensor> back = run_op(cast(half[0], DType::kF64));
+  EXPECT_DOUBLE_EQ(back[0].data<double>()[0], double(float(f16(0.1f))));
+}
+
+TEST(Cast, SameTypeCopies) {
+  expect_near(run_op(cast(Tensor::from<float>({2, 1}, {1.5f, -2}), DType::kF32))[0], {1.5f, -2});
+}
+
+TEST(Cast, TypeNameBeforeOpset6) {
+  OpCall call = op_call("Cast", 5, {{"to", attr_string("INT32")}});
+  call.inputs = {Tensor::from<float>({2}, {3.9f, -3.9f})};
+  EXPECT_EQ(values_of<int32_t>(run_op(call)[0]), (std::vector<int32_t>{3, -3}));
+  call.attributes = {{"to", attr_string("BOGUS")}};
+  EXPECT_THROW(run_op(call), Error);
+}
+
+TEST(Cast, UnsupportedTargetsFail) {
+  const Tensor x = Tensor::from<float>({1}, {1});
+  for (int64_t to : {8, 14, 17, 18, 19, 20, 21, 22, 99, -1}) {
+    OpCall call = op_call("Cast", 21, {{"to", attr_int(to)}});
+    call.inputs = {x};
+    EXPECT_THROW(run_op(call), Error) << "to=" << to;
+  }
+  OpCall missing = op_call("Cast");
+  missing.inputs = {x};
+  EXPECT_THROW(run_op(missing), Error);
+}
+
+}  // namespace
+}  // namespace strata::test
