@@ -39,8 +39,10 @@ fs::path resolve_external(const std::string& location, const std::string& model_
   return real;
 }
 
-void read_external(const onnx::TensorProto& proto, const std::string& model_dir,
-                   const std::string& what, void* dst, int64_t expected_bytes) {
+// Checks the external file holds the tensor's bytes before allocating anything, then reads them.
+Tensor read_external(const onnx::TensorProto& proto, const std::string& model_dir,
+                     const std::string& what, DType dtype, const std::vector<int64_t>& dims,
+                     int64_t expected_bytes) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
@@ -64,10 +66,12 @@ void read_external(const onnx::TensorProto& proto, const std::string& model_dir,
   if (uintmax_t(offset) > file_size || uintmax_t(expected_bytes) > file_size - uintmax_t(offset))
     fail("{}: external data needs bytes {}..{} but '{}' has only {} bytes", what, offset,
          offset + expected_bytes, location, file_size);
+  Tensor t = Tensor::zeros(dtype, dims);
   std::ifstream in(path, std::ios::binary);
   in.seekg(offset);
-  in.read(static_cast<char*>(dst), expected_bytes);
+  in.read(static_cast<char*>(t.raw()), expected_bytes);
   if (!in) fail("{}: read error in external data file '{}'", what, location);
+  return t;
 }
 
 // Copies a typed repeated field into the tensor, converting each element to T.
@@ -101,18 +105,16 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& mode
   for (int64_t d : dims)
     if (d < 0) fail("{}: dimension {} is negative", what, d);
   int64_t numel = 1;
+  int64_t bytes = 0;
   try {
     numel = checked_numel(dims);
+    bytes = checked_mul(numel, int64_t(dtype_size(dtype)));
   } catch (const Error&) {
     fail("{}: shape is too large", what);
   }
-  const int64_t bytes = checked_mul(numel, int64_t(dtype_size(dtype)));
 
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    Tensor t = Tensor::zeros(dtype, dims);
-    read_external(proto, model_dir, what, t.raw(), bytes);
-    return t;
-  }
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return read_external(proto, model_dir, what, dtype, dims, bytes);
   if (proto.has_raw_data()) {
     if (int64_t(proto.raw_data().size()) != bytes)
       fail("{}: raw data has {} bytes but its shape needs {}", what, proto.raw_data().size(), bytes);

@@ -123,23 +123,27 @@ std::vector<double> dumped(const TempDir& dir, const std::string& name) {
 
 TEST(Cli, ExampleRunPrintsTheSummary) {
   TempDir dir;
-  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected}));
+  const CliResult r = run_strata(
+      dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected}));
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_NE(line_starting(r.out, "load").find("ms"), std::string::npos) << describe(r);
   EXPECT_NE(line_starting(r.out, "prepare").find("ms"), std::string::npos) << describe(r);
   const std::string latency = line_starting(r.out, "latency");
   for (const char* word : {"min", "median", "mean", "sd", "p90", "p99", "max", "CV"})
     EXPECT_NE(latency.find(word), std::string::npos) << word << "\n" << describe(r);
-  EXPECT_NE(line_starting(r.out, "throughput").find("inferences/s"), std::string::npos) << describe(r);
-  EXPECT_NE(line_starting(r.out, "verify").find("probabilities: ok"), std::string::npos) << describe(r);
+  EXPECT_NE(line_starting(r.out, "throughput").find("inferences/s"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(line_starting(r.out, "verify").find("probabilities: ok"), std::string::npos)
+      << describe(r);
   EXPECT_NE(r.out.find("float32[1,3,32,32]"), std::string::npos) << describe(r);
 }
 
 TEST(Cli, JsonReport) {
   TempDir dir;
   const std::string json_path = dir.path("report.json");
-  const CliResult r = run_strata(dir, {"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected,
-                                       "--warmup", "2", "--iter", "3", "--json", json_path, "-q"});
+  const CliResult r =
+      run_strata(dir, {"run", kExampleModel, "-i", kExampleImage, "--verify", kExampleExpected,
+                       "--warmup", "2", "--iter", "3", "--json", json_path, "-q"});
   ASSERT_EQ(r.code, 0) << describe(r);
   const nlohmann::json j = nlohmann::json::parse(read_text(json_path));
   EXPECT_TRUE(j.at("load_ms").is_number());
@@ -181,7 +185,8 @@ TEST(Cli, VerifyAgainstAPerturbedExpectedFileFails) {
   expected.data<float>()[3] += 0.01f;
   dir.mkdir("expected");
   io::write_npy(dir.path("expected/probabilities.npy"), expected);
-  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
+  const CliResult r = run_strata(
+      dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
   EXPECT_EQ(r.code, 1) << describe(r);
   EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << describe(r);
   EXPECT_NE(r.out.find("flat index 3"), std::string::npos) << describe(r);
@@ -190,18 +195,37 @@ TEST(Cli, VerifyAgainstAPerturbedExpectedFileFails) {
 TEST(Cli, VerifyFolderWithoutTheOutputIsBadInput) {
   TempDir dir;
   dir.mkdir("expected");
-  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
+  const CliResult r = run_strata(
+      dir, args({"run", kExampleModel, "-i", kExampleImage, "--verify", dir.path("expected")}));
   expect_bad_input(r, {"probabilities"});
 }
 
 TEST(Cli, DumpOutputsEqualTheVerifyData) {
   TempDir dir;
-  const CliResult r = run_strata(dir, args({"run", kExampleModel, "-i", kExampleImage, "--dump-outputs", dir.path("dump")}));
+  const CliResult r = run_strata(
+      dir, args({"run", kExampleModel, "-i", kExampleImage, "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   const Tensor got = io::read_npy(dir.path("dump/probabilities.npy"));
   const Tensor want = io::read_npy(kExampleExpected + "/probabilities.npy");
   const runtime::Comparison c = runtime::compare(got, want, {});
   EXPECT_TRUE(c.ok) << c.problem;
+}
+
+TEST(Cli, VerifyWithPbFilesAndOddOutputNames) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2});
+  m.add_node("Neg", {"x"}, {"out/neg:0"}, "neg");
+  m.add_output("out/neg:0");
+  const std::string model = m.save(dir.path("odd.onnx"));
+  dir.mkdir("expected");
+  write_tensor_pb(dir.path("expected/out_neg_0.pb"), Tensor::from<float>({2}, {-1, 2}));
+  const CliResult r =
+      run_strata(dir, args({"run", model, "-i", "x=[1,-2]", "--verify", dir.path("expected"),
+                            "--dump-outputs", dir.path("dump")}));
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("out/neg:0: ok"), std::string::npos) << describe(r);
+  EXPECT_EQ(dumped(dir, "out_neg_0"), (std::vector<double>{-1, 2}));
 }
 
 // ---- Test data folders ----
@@ -210,14 +234,19 @@ TEST(Cli, TestDataFolder) {
   TempDir dir;
   const std::string model = affine_model(dir);
   dir.mkdir("test_data_set_0");
-  write_tensor_pb(dir.path("test_data_set_0/input_0.pb"), Tensor::from<float>({2, 3}, {0, 1, 2, -1, -2, 0.5f}), "x");
-  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"), Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2}), "y");
-  const CliResult ok = run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
+  write_tensor_pb(dir.path("test_data_set_0/input_0.pb"),
+                  Tensor::from<float>({2, 3}, {0, 1, 2, -1, -2, 0.5f}), "x");
+  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"),
+                  Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2}), "y");
+  const CliResult ok =
+      run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
   EXPECT_EQ(ok.code, 0) << describe(ok);
   EXPECT_NE(ok.out.find("y: ok"), std::string::npos) << describe(ok);
 
-  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"), Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2.1f}), "y");
-  const CliResult bad = run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
+  write_tensor_pb(dir.path("test_data_set_0/output_0.pb"),
+                  Tensor::from<float>({2, 3}, {1, 3, 5, -1, -3, 2.1f}), "y");
+  const CliResult bad =
+      run_strata(dir, args({"run", model, "--test-data", dir.path("test_data_set_0")}));
   EXPECT_EQ(bad.code, 1) << describe(bad);
   EXPECT_NE(bad.out.find("MISMATCH"), std::string::npos) << describe(bad);
 }
@@ -238,8 +267,9 @@ TEST(Cli, InputsByName) {
   TempDir dir;
   io::write_npy(dir.path("a.npy"), Tensor::from<float>({2}, {10, 20}));
   io::write_npy(dir.path("b.npy"), Tensor::from<float>({2}, {1, 2}));
-  const CliResult r = run_strata(dir, args({"run", sub_model(dir), "-i", "b=" + dir.path("b.npy"), "-i",
-                                            "a=" + dir.path("a.npy"), "--dump-outputs", dir.path("dump")}));
+  const CliResult r =
+      run_strata(dir, args({"run", sub_model(dir), "-i", "b=" + dir.path("b.npy"), "-i",
+                            "a=" + dir.path("a.npy"), "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{9, 18}));
 }
@@ -248,16 +278,17 @@ TEST(Cli, BareInputsBoundInOrder) {
   TempDir dir;
   io::write_npy(dir.path("a.npy"), Tensor::from<float>({2}, {10, 20}));
   io::write_npy(dir.path("b.npy"), Tensor::from<float>({2}, {1, 2}));
-  const CliResult r = run_strata(dir, args({"run", sub_model(dir), "-i", dir.path("b.npy"), "-i",
-                                            dir.path("a.npy"), "--dump-outputs", dir.path("dump")}));
+  const CliResult r =
+      run_strata(dir, args({"run", sub_model(dir), "-i", dir.path("b.npy"), "-i", dir.path("a.npy"),
+                            "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{-9, -18}));
 }
 
 TEST(Cli, InlineInputs) {
   TempDir dir;
-  const CliResult r = run_strata(
-      dir, args({"run", sub_model(dir), "-i", "a=[1,2]", "-i", "b=[3,5]", "--dump-outputs", dir.path("dump")}));
+  const CliResult r = run_strata(dir, args({"run", sub_model(dir), "-i", "a=[1,2]", "-i", "b=[3,5]",
+                                            "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(dumped(dir, "y"), (std::vector<double>{-2, -3}));
   EXPECT_NE(r.out.find("inline"), std::string::npos) << describe(r);
@@ -266,10 +297,12 @@ TEST(Cli, InlineInputs) {
 TEST(Cli, ShapeForASymbolicDim) {
   TempDir dir;
   const std::string model = symbolic_model(dir);
-  const CliResult r = run_strata(dir, args({"run", model, "--shape", "x=4x3", "--dump-outputs", dir.path("dump")}));
+  const CliResult r =
+      run_strata(dir, args({"run", model, "--shape", "x=4x3", "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(io::read_npy(dir.path("dump/y.npy")).shape(), (std::vector<int64_t>{4, 3}));
-  const CliResult by_dim = run_strata(dir, args({"run", model, "--dim", "N=5", "--dump-outputs", dir.path("dump")}));
+  const CliResult by_dim =
+      run_strata(dir, args({"run", model, "--dim", "N=5", "--dump-outputs", dir.path("dump")}));
   ASSERT_EQ(by_dim.code, 0) << describe(by_dim);
   EXPECT_EQ(io::read_npy(dir.path("dump/y.npy")).shape(), (std::vector<int64_t>{5, 3}));
 }
@@ -277,9 +310,14 @@ TEST(Cli, ShapeForASymbolicDim) {
 TEST(Cli, RandomInputsAreReproducible) {
   TempDir dir;
   const std::string model = affine_model(dir);
-  ASSERT_EQ(run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d1")})).code, 0);
-  ASSERT_EQ(run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d2")})).code, 0);
-  EXPECT_EQ(io::read_npy(dir.path("d1/y.npy")).to_double(), io::read_npy(dir.path("d2/y.npy")).to_double());
+  ASSERT_EQ(
+      run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d1")})).code,
+      0);
+  ASSERT_EQ(
+      run_strata(dir, args({"run", model, "--seed", "3", "--dump-outputs", dir.path("d2")})).code,
+      0);
+  EXPECT_EQ(io::read_npy(dir.path("d1/y.npy")).to_double(),
+            io::read_npy(dir.path("d2/y.npy")).to_double());
 }
 
 // ---- Bad input: exit 2 and one line naming the culprit ----
@@ -287,15 +325,17 @@ TEST(Cli, RandomInputsAreReproducible) {
 TEST(CliBadInput, WrongShape) {
   TempDir dir;
   io::write_npy(dir.path("x.npy"), Tensor::zeros(DType::kF32, {3, 3}));
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
-                   {"'x'", "[3,3]", "[2,3]"});
+  expect_bad_input(
+      run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+      {"'x'", "[3,3]", "[2,3]"});
 }
 
 TEST(CliBadInput, WrongDtype) {
   TempDir dir;
   io::write_npy(dir.path("x.npy"), Tensor::zeros(DType::kI32, {2, 3}));
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
-                   {"'x'", "x.npy", "int32"});
+  expect_bad_input(
+      run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+      {"'x'", "x.npy", "int32"});
 }
 
 TEST(CliBadInput, MissingShapeForADynamicInput) {
@@ -305,32 +345,37 @@ TEST(CliBadInput, MissingShapeForADynamicInput) {
 
 TEST(CliBadInput, UnknownInputName) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "image=[1]"})), {"'image'"});
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "image=[1]"})),
+                   {"'image'"});
 }
 
 TEST(CliBadInput, MissingInputFile) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("absent.npy")})),
-                   {dir.path("absent.npy")});
+  expect_bad_input(
+      run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("absent.npy")})),
+      {dir.path("absent.npy")});
 }
 
 TEST(CliBadInput, CorruptInputFile) {
   TempDir dir;
   dir.write("x.npy", "definitely not numpy");
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
-                   {dir.path("x.npy")});
+  expect_bad_input(
+      run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+      {dir.path("x.npy")});
 }
 
 TEST(CliBadInput, InputFileIsAFolder) {
   TempDir dir;
   dir.mkdir("x.npy");
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
-                   {dir.path("x.npy")});
+  expect_bad_input(
+      run_strata(dir, args({"run", affine_model(dir), "-i", "x=" + dir.path("x.npy")})),
+      {dir.path("x.npy")});
 }
 
 TEST(CliBadInput, NonExistentModel) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", dir.path("nothing.onnx")})), {dir.path("nothing.onnx")});
+  expect_bad_input(run_strata(dir, args({"run", dir.path("nothing.onnx")})),
+                   {dir.path("nothing.onnx")});
 }
 
 TEST(CliBadInput, TruncatedModel) {
@@ -342,22 +387,46 @@ TEST(CliBadInput, TruncatedModel) {
 
 TEST(CliBadInput, UnknownOption) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--bogus-option"})), {"--bogus-option"});
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--bogus-option"})),
+                   {"--bogus-option"});
 }
 
 TEST(CliBadInput, MaxMemoryTooSmall) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--max-memory", "1K"})), {"memory limit", "1024"});
+  expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--max-memory", "1K"})),
+                   {"memory limit", "1024"});
 }
 
 TEST(CliBadInput, MaxMemoryNotASize) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--max-memory", "lots"})), {"lots"});
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--max-memory", "lots"})),
+                   {"lots"});
 }
 
 TEST(CliBadInput, ShapeOptionMalformed) {
   TempDir dir;
-  expect_bad_input(run_strata(dir, args({"run", symbolic_model(dir), "--shape", "x=4xx3"})), {"x", "4xx3"});
+  expect_bad_input(run_strata(dir, args({"run", symbolic_model(dir), "--shape", "x=4xx3"})),
+                   {"x", "4xx3"});
+}
+
+TEST(CliBadInput, TestDataCombinedWithInputs) {
+  TempDir dir;
+  dir.mkdir("set");
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--test-data", dir.path("set"),
+                                         "-i", "x=[1]"})),
+                   {"--test-data", "--input"});
+}
+
+TEST(CliBadInput, DumpOutputsIntoAFile) {
+  TempDir dir;
+  const std::string file = dir.write("not_a_folder", "x");
+  expect_bad_input(run_strata(dir, args({"run", affine_model(dir), "--dump-outputs", file})),
+                   {"--dump-outputs", file});
+}
+
+TEST(CliBadInput, ZeroIterations) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, {"run", affine_model(dir), "--iter", "0"}), {"--iter"});
 }
 
 TEST(Cli, NoArgumentsIsBadInput) {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "runtime/model.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -17,18 +18,25 @@ namespace {
 namespace fs = std::filesystem;
 using onnx_import::load_model;
 
-std::string example_model() { return std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx"; }
+std::string example_model() {
+  return std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+}
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// Expects load_model(path) to fail with exit code 2 and a message naming the file that contains
-// every one of `details`.
-void expect_load_error(const std::string& path, const std::vector<std::string>& details) {
+// Expects loading `path` to fail with exit code 2 and a one-line message naming the file that
+// contains every one of `details`. `full` loads like the CLI does (runtime::load_model: parse,
+// check op support, infer shapes); otherwise only the ONNX parser and its checks run.
+void expect_load_error(const std::string& path, const std::vector<std::string>& details,
+                       bool full = false) {
   try {
-    load_model(path);
+    if (full)
+      runtime::load_model(path);
+    else
+      load_model(path);
     ADD_FAILURE() << path << ": loaded, but an error was expected";
   } catch (const Error& e) {
     const std::string message = e.what();
@@ -137,8 +145,12 @@ TEST(LoaderGraph, UnsupportedOpsAreListedTogether) {
   m.add_node("Relu", {"a"}, {"b"}, "relu");
   m.add_node("NoSuchOp", {"b"}, {"y"}, "mystery");
   m.add_output("y");
-  expect_load_error(m.save(dir.path("m.onnx")),
-                    {"2 unsupported ops", "LSTM (opset 15) at 'lstm_1'", "NoSuchOp (opset 15) at 'mystery'"});
+  const std::string path = m.save(dir.path("m.onnx"));
+  expect_load_error(
+      path,
+      {"2 unsupported ops", "LSTM (opset 15) at 'lstm_1'", "NoSuchOp (opset 15) at 'mystery'"},
+      /*full=*/true);
+  EXPECT_NO_THROW(load_model(path)) << "the parser alone does not check op support";
 }
 
 TEST(LoaderGraph, OpFromAnotherDomainIsUnsupported) {
@@ -147,7 +159,33 @@ TEST(LoaderGraph, OpFromAnotherDomainIsUnsupported) {
   m.add_input("x", DType::kF32, {2});
   m.add_node("FusedThing", {"x"}, {"y"}, "fused").set_domain("com.example");
   m.add_output("y");
-  expect_load_error(m.save(dir.path("m.onnx")), {"1 unsupported op:", "com.example:FusedThing", "'fused'"});
+  expect_load_error(m.save(dir.path("m.onnx")),
+                    {"1 unsupported op:", "com.example:FusedThing", "'fused'"},
+                    /*full=*/true);
+}
+
+TEST(LoaderGraph, ShapeErrorNamesFileAndNode) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("a", DType::kF32, {2});
+  m.add_input("b", DType::kF32, {3});
+  m.add_node("Add", {"a", "b"}, {"y"}, "adder");
+  m.add_output("y");
+  expect_load_error(m.save(dir.path("m.onnx")), {"Add node 'adder'"}, /*full=*/true);
+}
+
+TEST(LoaderGraph, FullLoadInfersShapesKeepingSymbols) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {"batch", 3});
+  m.add_node("Relu", {"x"}, {"y"}, "relu");
+  m.add_output("y");
+  const runtime::Model model = runtime::load_model(m.save(dir.path("m.onnx")));
+  const ir::Value& y = value_named(model.graph, "y");
+  ASSERT_TRUE(y.shape_known);
+  EXPECT_EQ(y.dtype, DType::kF32);
+  EXPECT_EQ(y.shape.str(), value_named(model.graph, "x").shape.str());
+  EXPECT_EQ(y.shape[0].symbol(), "batch");
 }
 
 TEST(LoaderGraph, NodeReadsUndefinedValue) {
@@ -263,6 +301,13 @@ TEST(LoaderInitializer, DimsWhoseProductOverflows) {
   expect_load_error(m.save(dir.path("m.onnx")), {"initializer 'w'", "too large"});
 }
 
+TEST(LoaderInitializer, ElementCountFineButByteCountTooLarge) {
+  TempDir dir;
+  ModelBuilder m = add_weight_model();
+  m.add_float_initializer("w", {int64_t(1) << 39}, {});  // 2^39 elements fit, 2^41 bytes do not
+  expect_load_error(m.save(dir.path("m.onnx")), {"initializer 'w'", "too large"});
+}
+
 TEST(LoaderInitializer, StringInitializer) {
   TempDir dir;
   ModelBuilder m = add_weight_model();
@@ -303,8 +348,11 @@ TEST(LoaderInput, SequenceTypedInput) {
   ModelBuilder m = relu_model();
   onnx::ValueInfoProto& seq = *m.graph().add_input();
   seq.set_name("seq");
-  seq.mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
-      onnx::TensorProto::FLOAT);
+  seq.mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::FLOAT);
   expect_load_error(m.save(dir.path("m.onnx")), {"'seq'", "not a tensor"});
 }
 
@@ -485,7 +533,15 @@ TEST_F(LoaderExternal, SymlinkInsideTheFolderIsFine) {
 
 TEST_F(LoaderExternal, OffsetPlusLengthBeyondTheFile) {
   dir.write("model/weights.bin", floats_bytes({1, 2, 3, 4}));
-  expect_load_error(model_with("weights.bin", 8, 16), {"initializer 'w'", "weights.bin", "16 bytes"});
+  expect_load_error(model_with("weights.bin", 8, 16),
+                    {"initializer 'w'", "weights.bin", "16 bytes"});
+}
+
+TEST_F(LoaderExternal, HugeShapeWithAShortFileFailsBeforeAllocating) {
+  dir.write("model/weights.bin", floats_bytes({1, 2, 3, 4}));
+  ModelBuilder m = add_weight_model();
+  m.add_external_initializer("w", DType::kF32, {int64_t(1) << 33}, "weights.bin");  // 32 GiB
+  expect_load_error(m.save(dir.path("model/m.onnx")), {"initializer 'w'", "only 16 bytes"});
 }
 
 TEST_F(LoaderExternal, FileTooShortWithoutOffset) {

@@ -9,7 +9,9 @@
 namespace strata::planner {
 namespace {
 
-int64_t aligned(int64_t bytes) { return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
+int64_t aligned(int64_t bytes) {
+  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
 
 bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
   return a.first_step <= b.last_step && b.first_step <= a.last_step;
@@ -27,7 +29,8 @@ void expect_valid(const std::vector<BufferRequest>& requests, const Plan& plan) 
       if (requests[i].bytes == 0 || requests[j].bytes == 0) continue;
       const bool disjoint = plan.offsets[i] + requests[i].bytes <= plan.offsets[j] ||
                             plan.offsets[j] + requests[j].bytes <= plan.offsets[i];
-      EXPECT_TRUE(disjoint) << "buffers " << i << " and " << j << " are live together but share bytes";
+      EXPECT_TRUE(disjoint) << "buffers " << i << " and " << j
+                            << " are live together but share bytes";
     }
   }
   EXPECT_GE(plan.arena_bytes, plan.lower_bound_bytes);
@@ -100,8 +103,7 @@ TEST(Planner, ChainReusesTwoSlots) {
 TEST(Planner, KnownLowerBoundOnAHandMadeCase) {
   // Live bytes (aligned): step 0: 128; step 1: 128 + 256 = 384; step 2: 256 + 64 = 320;
   // step 3: 64 + 640 = 704; step 4: 640.
-  const std::vector<BufferRequest> requests = {
-      {0, 1, 100}, {1, 2, 200}, {2, 3, 64}, {3, 4, 600}};
+  const std::vector<BufferRequest> requests = {{0, 1, 100}, {1, 2, 200}, {2, 3, 64}, {3, 4, 600}};
   const Plan plan = plan_buffers(requests);
   expect_valid(requests, plan);
   EXPECT_EQ(plan.lower_bound_bytes, 704);

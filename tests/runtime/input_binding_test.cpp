@@ -11,8 +11,8 @@
 namespace strata::test {
 namespace {
 
-using runtime::BindOptions;
 using runtime::bind_inputs;
+using runtime::BindOptions;
 using runtime::BoundInput;
 using runtime::InputArg;
 using runtime::parse_input_arg;
@@ -64,8 +64,8 @@ TEST(ParseShape, Valid) {
 }
 
 TEST(ParseShape, Invalid) {
-  for (const char* text : {"", "x", "1x", "x1", "1xx2", "-1", "1x-2", "a", "1.5", "1x 2", " 1", "1X2",
-                           "1234567890123"}) {
+  for (const char* text : {"", "x", "1x", "x1", "1xx2", "-1", "1x-2", "a", "1.5", "1x 2", " 1",
+                           "1X2", "1234567890123"}) {
     SCOPED_TRACE(text);
     expect_error([&] { parse_shape(text, "--shape image"); }, {"--shape image", "not a shape"});
   }
@@ -107,7 +107,8 @@ class BindInputs : public ::testing::Test {
 };
 
 TEST_F(BindInputs, PositionalInOrder) {
-  const auto bound = bind_inputs(graph, options({dir.path("a.npy"), dir.path("b.npy"), dir.path("c.npy")}));
+  const auto bound =
+      bind_inputs(graph, options({dir.path("a.npy"), dir.path("b.npy"), dir.path("c.npy")}));
   ASSERT_EQ(bound.size(), 3u);
   EXPECT_EQ(bound[0].tensor.to_double(), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(bound[1].tensor.to_int64(), (std::vector<int64_t>{7, 8, 9}));
@@ -116,8 +117,8 @@ TEST_F(BindInputs, PositionalInOrder) {
 }
 
 TEST_F(BindInputs, NamedInAnyOrder) {
-  const auto bound = bind_inputs(
-      graph, options({"c=" + dir.path("c.npy"), "b=" + dir.path("b.npy"), "a=" + dir.path("a.npy")}));
+  const auto bound = bind_inputs(graph, options({"c=" + dir.path("c.npy"), "b=" + dir.path("b.npy"),
+                                                 "a=" + dir.path("a.npy")}));
   EXPECT_EQ(bound[0].tensor.to_double(), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(bound[1].tensor.to_int64(), (std::vector<int64_t>{7, 8, 9}));
   EXPECT_EQ(bound[2].tensor.to_double(), (std::vector<double>{5, 6}));
@@ -152,10 +153,16 @@ TEST_F(BindInputs, UnknownNameListsTheInputs) {
 }
 
 TEST_F(BindInputs, GivenTwice) {
-  expect_error([&] { bind_inputs(graph, options({"a=" + dir.path("a.npy"), "a=" + dir.path("a.npy")})); },
-               {"'a'", "twice"});
-  expect_error([&] { bind_inputs(graph, options({dir.path("a.npy"), "a=" + dir.path("a.npy")})); },
-               {"'a'", "twice"});
+  expect_error(
+      [&] {
+        bind_inputs(graph, options({"a=" + dir.path("a.npy"), "a=" + dir.path("a.npy")}));
+      },
+      {"'a'", "twice"});
+  expect_error(
+      [&] {
+        bind_inputs(graph, options({dir.path("a.npy"), "a=" + dir.path("a.npy")}));
+      },
+      {"'a'", "twice"});
 }
 
 TEST_F(BindInputs, TooMany) {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "onnx/loader.h"
+#include "runtime/model.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -16,9 +16,10 @@ using runtime::InputSpec;
 using runtime::Session;
 using runtime::SessionOptions;
 
+// Loads like the CLI does: parse, check op support, infer shapes.
 ir::Graph load_graph(const ModelBuilder& m) {
   TempDir dir;
-  return onnx_import::load_model(m.save(dir.path("model.onnx"))).graph;
+  return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
 }
 
 // Expects f() to throw a bad-input Error whose message contains every one of `details`.
@@ -116,7 +117,8 @@ TEST(Session, LongChainReusesTheArenaWithoutClobbering) {
   for (int run = 0; run < 2; ++run) {
     session.run({&input});
     for (int i = 0; i < 64; ++i)
-      EXPECT_EQ(session.output(0).data<float>()[i], std::max(x[size_t(i)], 0.0f) + x[size_t(i)]) << i;
+      EXPECT_EQ(session.output(0).data<float>()[i], std::max(x[size_t(i)], 0.0f) + x[size_t(i)])
+          << i;
   }
 }
 
@@ -243,6 +245,65 @@ TEST(Session, DynamicOutputOverTheMemoryLimit) {
   expect_error([&] { session.run({&huge}); }, {"ConstantOfShape node 'fill'", "4096"});
 }
 
+TEST(Session, OmittedOptionalInputsAndOutputs) {
+  // Clip with min omitted (max given); TopK with its values output omitted.
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {4});
+  m.add_initializer("max", Tensor::from<float>({}, {2}));
+  m.add_int64_initializer("k", {1}, {2});
+  m.add_node("Clip", {"x", "", "max"}, {"clipped"}, "clip");
+  m.add_node("TopK", {"clipped", "k"}, {"", "indices"}, "topk");
+  m.add_output("clipped");
+  m.add_output("indices");
+  const ir::Graph g = load_graph(m);
+  Session session(g, {{DType::kF32, {4}}}, {});
+  const Tensor x = Tensor::from<float>({4}, {-5, 3, 1.5f, 0});
+  session.run({&x});
+  EXPECT_EQ(floats_of(session.output(0)), (std::vector<float>{-5, 2, 1.5f, 0}));
+  EXPECT_EQ(session.output(1).to_int64(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(Session, FoldedValueAsGraphOutputAndUnusedInput) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2, 5});
+  m.add_input("unused", DType::kF32, {3});
+  m.add_node("Shape", {"x"}, {"shape"}, "shape");
+  m.add_output("shape");
+  m.add_output("shape");
+  const ir::Graph g = load_graph(m);
+  Session session(g, {{DType::kF32, {2, 5}}, {DType::kF32, {3}}}, {});
+  EXPECT_EQ(session.steps().size(), 0u);
+  EXPECT_EQ(session.stats().folded_nodes, 1u);
+  const Tensor x = Tensor::zeros(DType::kF32, {2, 5});
+  const Tensor unused = Tensor::zeros(DType::kF32, {3});
+  session.run({&x, &unused});
+  EXPECT_EQ(session.output(0).to_int64(), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(session.output(1).to_int64(), (std::vector<int64_t>{2, 5}));
+}
+
+TEST(Session, EmptyTensors) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {"N", 3});
+  m.add_node("Relu", {"x"}, {"y"}, "relu");
+  m.add_output("y");
+  const ir::Graph g = load_graph(m);
+  Session session(g, {{DType::kF32, {0, 3}}}, {});
+  const Tensor x = Tensor::zeros(DType::kF32, {0, 3});
+  session.run({&x});
+  EXPECT_EQ(session.output(0).shape(), (std::vector<int64_t>{0, 3}));
+}
+
+TEST(Session, SeveralThreads) {
+  const ir::Graph g = load_graph(dense_model());
+  SessionOptions options;
+  options.threads = 2;
+  Session session(g, {{DType::kF32, {2, 3}}}, options);
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  const Tensor input = Tensor::from<float>({2, 3}, std::span<const float>(x));
+  session.run({&input});
+  EXPECT_EQ(floats_of(session.output(0)), dense_reference(x));
+}
+
 // ---- Binding errors ----
 
 TEST(SessionBind, WrongDtypeNamesTheInput) {
@@ -283,8 +344,11 @@ ModelBuilder symbolic_model() {
 
 TEST(SessionBind, SymbolicDimBoundInconsistently) {
   const ir::Graph g = load_graph(symbolic_model());
-  expect_error([&] { Session(g, {{DType::kF32, {2, 3}}, {DType::kF32, {4, 3}}}, {}); },
-               {"'b'", "'N'", "4", "2"});
+  expect_error(
+      [&] {
+        Session(g, {{DType::kF32, {2, 3}}, {DType::kF32, {4, 3}}}, {});
+      },
+      {"'b'", "'N'", "4", "2"});
 }
 
 TEST(SessionBind, SymbolicDimBoundConsistently) {
@@ -315,10 +379,14 @@ TEST(SessionMemory, LimitTooSmallNamesTheLimit) {
   const ir::Graph g = load_graph(dense_model());
   SessionOptions options;
   options.max_memory_bytes = 100;
-  expect_error([&] { Session(g, {{DType::kF32, {2, 3}}}, options); }, {"memory limit", "100 bytes"});
+  expect_error(
+      [&] {
+        Session(g, {{DType::kF32, {2, 3}}}, options);
+      },
+      {"memory limit", "100 bytes"});
 }
 
-TEST(SessionMemory, FoldingOverTheLimitNamesTheNode) {
+TEST(SessionMemory, ConstantTooLargeToFoldIsStillRefused) {
   ModelBuilder m;
   m.add_input("x", DType::kF32, {1});
   m.add_int64_initializer("big", {1}, {100000});
@@ -328,8 +396,15 @@ TEST(SessionMemory, FoldingOverTheLimitNamesTheNode) {
   const ir::Graph g = load_graph(m);
   SessionOptions options;
   options.max_memory_bytes = 1000;
-  expect_error([&] { Session(g, {{DType::kF32, {1}}}, options); },
-               {"ConstantOfShape node 'fill'", "1000 bytes"});
+  expect_error([&] { Session(g, {{DType::kF32, {1}}}, options); }, {"memory limit", "1000 bytes"});
+  // Under the default limit the 400 KB constant is folded once at prepare.
+  Session session(g, {{DType::kF32, {1}}}, {});
+  EXPECT_EQ(session.stats().folded_nodes, 1u);
+  EXPECT_GE(session.stats().constant_bytes, 400000);
+  const Tensor x = Tensor::from<float>({1}, {2});
+  session.run({&x});
+  EXPECT_EQ(session.output(0).numel(), 100000);
+  EXPECT_EQ(session.output(0).data<float>()[99999], 2);
 }
 
 TEST(SessionMemory, LimitLargeEnoughRuns) {
@@ -355,13 +430,31 @@ TEST(SessionErrors, KernelErrorAtRunTimeNamesTheNode) {
   expect_error([&] { session.run({&bad}); }, {"Gather node 'lookup'", "7"});
 }
 
-TEST(SessionErrors, BadAttributeAtPrepareNamesTheNode) {
+TEST(SessionErrors, BadAttributeIsRefusedAtLoadNamingTheNode) {
   ModelBuilder m;
   m.add_input("x", DType::kF32, {2, 3});
   set_attr(m.add_node("Softmax", {"x"}, {"y"}, "soft"), "axis", int64_t(5));
   m.add_output("y");
+  expect_error([&] { load_graph(m); }, {"Softmax node 'soft'", "axis"});
+}
+
+TEST(SessionErrors, ShapesIncompatibleOnlyOnceBoundNameTheNode) {
+  ModelBuilder m;
+  m.add_input("a", DType::kF32, {"N"});
+  m.add_input("b", DType::kF32, {"M"});
+  m.add_node("Add", {"a", "b"}, {"y"}, "adder");
+  m.add_output("y");
   const ir::Graph g = load_graph(m);
-  expect_error([&] { Session(g, {{DType::kF32, {2, 3}}}, {}); }, {"Softmax node 'soft'"});
+  expect_error(
+      [&] {
+        Session(g, {{DType::kF32, {2}}, {DType::kF32, {3}}}, {});
+      },
+      {"Add node 'adder'"});
+  Session ok(g, {{DType::kF32, {3}}, {DType::kF32, {1}}}, {});
+  const Tensor a = Tensor::from<float>({3}, {1, 2, 3});
+  const Tensor b = Tensor::from<float>({1}, {10});
+  ok.run({&a, &b});
+  EXPECT_EQ(floats_of(ok.output(0)), (std::vector<float>{11, 12, 13}));
 }
 
 // ---- Hooks ----

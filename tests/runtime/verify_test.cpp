@@ -29,15 +29,16 @@ TEST(Verify, IdenticalTensorsMatch) {
 }
 
 TEST(Verify, DtypeMismatch) {
-  const Comparison c = compare(Tensor::from<double>({2}, {1, 2}), Tensor::from<float>({2}, {1, 2}), {});
+  const Comparison c =
+      compare(Tensor::from<double>({2}, {1, 2}), Tensor::from<float>({2}, {1, 2}), {});
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.problem.find("dtype float64"), std::string::npos) << c.problem;
   EXPECT_NE(c.problem.find("float32"), std::string::npos) << c.problem;
 }
 
 TEST(Verify, ShapeMismatch) {
-  const Comparison c =
-      compare(Tensor::from<float>({2, 2}, {1, 2, 3, 4}), Tensor::from<float>({4}, {1, 2, 3, 4}), {});
+  const Comparison c = compare(Tensor::from<float>({2, 2}, {1, 2, 3, 4}),
+                               Tensor::from<float>({4}, {1, 2, 3, 4}), {});
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.problem.find("shape [2,2]"), std::string::npos) << c.problem;
   EXPECT_NE(c.problem.find("[4]"), std::string::npos) << c.problem;
@@ -130,19 +131,26 @@ TEST(Verify, Cosine) {
 }
 
 TEST(Verify, EmptyTensorsMatch) {
-  const Comparison c = compare(Tensor::zeros(DType::kF32, {0, 3}), Tensor::zeros(DType::kF32, {0, 3}), {});
+  const Comparison c =
+      compare(Tensor::zeros(DType::kF32, {0, 3}), Tensor::zeros(DType::kF32, {0, 3}), {});
   EXPECT_TRUE(c.ok);
   EXPECT_EQ(c.cosine, 1);
 }
 
 TEST(Verify, IntegerAndBoolTensors) {
-  EXPECT_TRUE(compare(Tensor::from<int64_t>({3}, {1, -5, 7}), Tensor::from<int64_t>({3}, {1, -5, 7}), {}).ok);
+  EXPECT_TRUE(
+      compare(Tensor::from<int64_t>({3}, {1, -5, 7}), Tensor::from<int64_t>({3}, {1, -5, 7}), {})
+          .ok);
   const Comparison c =
       compare(Tensor::from<int64_t>({3}, {1, -5, 8}), Tensor::from<int64_t>({3}, {1, -5, 7}), {});
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.first_mismatch, 2);
-  EXPECT_TRUE(compare(Tensor::from<bool>({2}, {true, false}), Tensor::from<bool>({2}, {true, false}), {}).ok);
-  EXPECT_FALSE(compare(Tensor::from<bool>({2}, {true, true}), Tensor::from<bool>({2}, {true, false}), {}).ok);
+  EXPECT_TRUE(
+      compare(Tensor::from<bool>({2}, {true, false}), Tensor::from<bool>({2}, {true, false}), {})
+          .ok);
+  EXPECT_FALSE(
+      compare(Tensor::from<bool>({2}, {true, true}), Tensor::from<bool>({2}, {true, false}), {})
+          .ok);
 }
 
 }  // namespace

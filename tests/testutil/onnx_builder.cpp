@@ -206,9 +206,13 @@ void ModelBuilder::add_metadata(const std::string& key, const std::string& value
   prop->set_value(value);
 }
 
-void ModelBuilder::set_opset(int64_t opset) { model_.mutable_opset_import(0)->set_version(opset); }
+void ModelBuilder::set_opset(int64_t opset) {
+  model_.mutable_opset_import(0)->set_version(opset);
+}
 
-std::string ModelBuilder::serialize() const { return model_.SerializeAsString(); }
+std::string ModelBuilder::serialize() const {
+  return model_.SerializeAsString();
+}
 
 std::string ModelBuilder::save(const std::string& path) const {
   std::ofstream out(path, std::ios::binary);

@@ -36,9 +36,9 @@ class TempDir {
 
 // One dimension of a graph input or output: a size, a named symbol ("N"), or unknown.
 struct DimSpec {
-  DimSpec(int64_t v) : value(v) {}             // NOLINT: {1, "N", 3} reads naturally
-  DimSpec(int v) : value(v) {}                 // NOLINT
-  DimSpec(const char* p) : param(p) {}         // NOLINT
+  DimSpec(int64_t v) : value(v) {}                 // NOLINT: {1, "N", 3} reads naturally
+  DimSpec(int v) : value(v) {}                     // NOLINT
+  DimSpec(const char* p) : param(p) {}             // NOLINT
   DimSpec(std::string p) : param(std::move(p)) {}  // NOLINT
   static DimSpec unknown() { return DimSpec(std::string()); }
   int64_t value = -1;  // -1 with an empty param: neither set
@@ -79,10 +79,12 @@ class ModelBuilder {
   // Initializer with the tensor's bytes in raw_data.
   onnx::TensorProto& add_initializer(const std::string& name, const Tensor& value);
   // Initializer with float values in the typed float_data field.
-  onnx::TensorProto& add_float_initializer(const std::string& name, const std::vector<int64_t>& dims,
+  onnx::TensorProto& add_float_initializer(const std::string& name,
+                                           const std::vector<int64_t>& dims,
                                            const std::vector<float>& values);
   // Initializer with int64 values in the typed int64_data field.
-  onnx::TensorProto& add_int64_initializer(const std::string& name, const std::vector<int64_t>& dims,
+  onnx::TensorProto& add_int64_initializer(const std::string& name,
+                                           const std::vector<int64_t>& dims,
                                            const std::vector<int64_t>& values);
   // Initializer whose data lives in an external file; offset/length < 0 leave the key out.
   onnx::TensorProto& add_external_initializer(const std::string& name, DType dtype,

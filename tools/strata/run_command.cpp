@@ -212,7 +212,10 @@ int execute(RunCommand& cmd) {
     if (!cmd.quiet) fmt::print("{:<11}{}: {}\n", i == 0 ? "outputs" : "", name, tensor_type(out));
     outputs_json.push_back({{"name", name}, {"dtype", dtype_name(out.dtype())}, {"shape", out.shape()}});
     if (!cmd.dump_dir.empty()) {
-      std::filesystem::create_directories(cmd.dump_dir);
+      std::error_code ec;
+      std::filesystem::create_directories(cmd.dump_dir, ec);
+      if (ec)
+        fail("--dump-outputs: cannot create the folder '{}' ({})", cmd.dump_dir, ec.message());
       io::write_npy((std::filesystem::path(cmd.dump_dir) / (runtime::tensor_file_stem(name) + ".npy")).string(), out);
     }
   }

@@ -1,0 +1,63 @@
+// The run loop must not allocate: prepare books every buffer, run only computes.
+// Counts calls to the global operator new while a prepared session runs, per node.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include <strata/strata.h>
+
+namespace {
+std::atomic<long> g_allocations{0};
+std::atomic<bool> g_counting{false};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace strata {
+namespace {
+
+// Records the allocations made inside each step, naming the node.
+class AllocationHooks : public runtime::RunHooks {
+ public:
+  explicit AllocationHooks(const runtime::Session& session) : session_(session) {}
+  void before_node(size_t) override { before_ = g_allocations; }
+  void after_node(size_t step) override {
+    const long n = g_allocations - before_;
+    const ir::Node& node = session_.graph().nodes[session_.steps()[step].node_index];
+    if (n) offenders.push_back(node.op_type + " '" + node.name + "': " + std::to_string(n));
+  }
+  std::vector<std::string> offenders;
+
+ private:
+  const runtime::Session& session_;
+  long before_ = 0;
+};
+
+TEST(RunLoop, ExampleModelRunsWithoutHeapAllocation) {
+  const runtime::Model model =
+      runtime::load_model(std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx");
+  Tensor x = Tensor::zeros(DType::kF32, {1, 3, 32, 32});
+  runtime::Session session(model.graph, {{DType::kF32, {1, 3, 32, 32}}}, {});
+  session.run({&x});  // the first run may initialise library state lazily
+  AllocationHooks hooks(session);
+  session.set_hooks(&hooks);
+  g_allocations = 0;
+  g_counting = true;
+  session.run({&x});
+  g_counting = false;
+  session.set_hooks(nullptr);
+  EXPECT_EQ(session.stats().dynamic_nodes, 0u);
+  EXPECT_EQ(g_allocations.load(), 0) << "heap allocations inside Session::run";
+  for (const std::string& o : hooks.offenders) ADD_FAILURE() << "allocates while running: " << o;
+}
+
+}  // namespace
+}  // namespace strata
