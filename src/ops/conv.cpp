@@ -37,7 +37,11 @@ void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, const Window
           for (const MappedRow& row : tap_rows[size_t(t)]) {
             double* out = acc.data() + row.p;
             const T* src = in + row.q;
-            for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j * step]);
+            if (step == 1) {  // the common case, kept separate so the compiler vectorises it
+              for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j]);
+            } else {
+              for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j * step]);
+            }
           }
         }
       }

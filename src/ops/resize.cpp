@@ -82,7 +82,7 @@ class ResizeOp final : public Op {
                                  transform_ == "align_corners" || transform_ == "asymmetric" ||
                                  transform_ == "tf_crop_and_resize" ||
                                  (transform_ == "tf_half_pixel_for_nn" && opset_ < 13) ||
-                                 (transform_ == "half_pixel_symmetric" && opset_ >= 18);
+                                 (transform_ == "half_pixel_symmetric" && opset_ >= 19);
     if (!known_transform)
       fail("attribute 'coordinate_transformation_mode' '{}' is not supported in opset {}",
            transform_, opset_);
