@@ -4,6 +4,7 @@
 // add per output element when B is present; param_bytes = bytes of W and B when constant.
 #include <algorithm>
 
+#include "core/checked.h"
 #include "ops/conv_geometry.h"
 
 namespace strata::ops {
@@ -54,7 +55,8 @@ void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, const Window
 class ConvOp final : public Op {
  public:
   explicit ConvOp(const NodeInfo& node) : attrs_(node), group_(node.attr_int("group", 1)) {
-    if (group_ <= 0) fail("attribute 'group' must be positive, got {}", group_);
+    if (group_ <= 0 || group_ > kMaxElements)
+      fail("attribute 'group' must be in [1, {}], got {}", kMaxElements, group_);
   }
 
   void infer(InferContext& ctx) const override {
@@ -92,7 +94,8 @@ class ConvOp final : public Op {
   // [N, M, output spatial...], after checking X's channels against W's and the groups.
   Shape output_shape(const Window& window, const Shape& x, const Shape& w) const {
     const Dim& channels = x[1];
-    if (channels.is_static() && w[1].is_static() && channels.value() != w[1].value() * group_)
+    if (channels.is_static() && w[1].is_static() &&
+        channels.value() != checked_mul(w[1].value(), group_))
       fail("X has {} channels but W expects {} per group x {} groups", channels.value(),
            w[1].value(), group_);
     if (w[0].is_static() && w[0].value() % group_ != 0)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/checked.h"
+
 namespace strata::ops {
 
 namespace {
@@ -24,9 +26,11 @@ std::vector<int64_t> per_axis(const std::vector<int64_t>& given, size_t rank, in
   return given;
 }
 
-void require_positive(const std::vector<int64_t>& values, const char* name) {
+// Sizes beyond kMaxElements are absurd, and bounding them keeps the window arithmetic exact.
+void require_in_range(const std::vector<int64_t>& values, int64_t min, const char* name) {
   for (int64_t v : values)
-    if (v <= 0) fail("attribute '{}' must be positive, got {}", name, v);
+    if (v < min || v > kMaxElements)
+      fail("attribute '{}' must be in [{}, {}], got {}", name, min, kMaxElements, v);
 }
 
 }  // namespace
@@ -44,11 +48,10 @@ WindowAttrs::WindowAttrs(const NodeInfo& node)
       pads_(node.attr_ints("pads")),
       auto_pad_(parse_auto_pad(node.attr_string("auto_pad", "NOTSET"))),
       ceil_mode_(node.attr_int("ceil_mode", 0) != 0) {
-  require_positive(kernel_shape_, "kernel_shape");
-  require_positive(strides_, "strides");
-  require_positive(dilations_, "dilations");
-  for (int64_t p : pads_)
-    if (p < 0) fail("attribute 'pads' must not be negative, got {}", p);
+  require_in_range(kernel_shape_, 1, "kernel_shape");
+  require_in_range(strides_, 1, "strides");
+  require_in_range(dilations_, 1, "dilations");
+  require_in_range(pads_, 0, "pads");
 }
 
 Window WindowAttrs::resolve(size_t rank, const std::vector<int64_t>& weight_kernel) const {
@@ -76,6 +79,7 @@ Window WindowAttrs::resolve(size_t rank, const std::vector<int64_t>& weight_kern
   }
   w.auto_pad = auto_pad_;
   w.ceil_mode = ceil_mode_;
+  for (size_t d = 0; d < rank; ++d) checked_mul(w.kernel[d] - 1, w.dilations[d]);  // extent fits
   return w;
 }
 
@@ -180,15 +184,6 @@ Cost conv_cost(const CostContext& ctx, double macs) {
   for (size_t i = 1; i < 3; ++i)
     if (ctx.is_constant_input(i)) c.param_bytes += ctx.bytes_in(i);
   return c;
-}
-
-int64_t taps_inside(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
-  int64_t n = 0;
-  for (int64_t k = 0; k < kernel; ++k) {
-    const int64_t pos = start + k * dilation;
-    if (pos >= lo && pos < hi) ++n;
-  }
-  return n;
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& dims) {

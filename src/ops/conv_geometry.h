@@ -38,7 +38,6 @@ class WindowAttrs {
   explicit WindowAttrs(const NodeInfo& node);
 
   bool has_kernel_shape() const { return !kernel_shape_.empty(); }
-  const std::vector<int64_t>& kernel_shape() const { return kernel_shape_; }
   // The window for `rank` spatial axes; fails when an attribute's length does not match. The
   // kernel is `weight_kernel` (W's spatial dims) when given, else the kernel_shape attribute.
   Window resolve(size_t rank, const std::vector<int64_t>& weight_kernel = {}) const;
@@ -79,9 +78,6 @@ void check_bias_size(const InferContext& ctx, const Dim& out_channels);
 // Conv and ConvTranspose: read/written bytes, param_bytes for constant W and B, and the FLOPs of
 // `macs` multiply-accumulates plus one bias add per output element.
 Cost conv_cost(const CostContext& ctx, double macs);
-
-// Number of kernel taps k in [0, kernel) for which start + k*dilation lies in [lo, hi).
-int64_t taps_inside(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi);
 
 // The coordinates of flat row-major index `flat` within `dims`.
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& dims);

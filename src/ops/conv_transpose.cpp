@@ -5,6 +5,7 @@
 // add per output element when B is present; param_bytes = bytes of W and B when constant.
 #include <algorithm>
 
+#include "core/checked.h"
 #include "ops/conv_geometry.h"
 
 namespace strata::ops {
@@ -55,11 +56,14 @@ class ConvTransposeOp final : public Op {
         group_(node.attr_int("group", 1)),
         output_padding_(node.attr_ints("output_padding")),
         output_shape_(node.attr_ints("output_shape")) {
-    if (group_ <= 0) fail("attribute 'group' must be positive, got {}", group_);
+    if (group_ <= 0 || group_ > kMaxElements)
+      fail("attribute 'group' must be in [1, {}], got {}", kMaxElements, group_);
     for (int64_t p : output_padding_)
-      if (p < 0) fail("attribute 'output_padding' must not be negative, got {}", p);
+      if (p < 0 || p > kMaxElements)
+        fail("attribute 'output_padding' must be in [0, {}], got {}", kMaxElements, p);
     for (int64_t s : output_shape_)
-      if (s < 0) fail("attribute 'output_shape' must not be negative, got {}", s);
+      if (s < 0 || s > kMaxElements)
+        fail("attribute 'output_shape' must be in [0, {}], got {}", kMaxElements, s);
   }
 
   void infer(InferContext& ctx) const override {
@@ -93,7 +97,7 @@ class ConvTransposeOp final : public Op {
     Tensor& y = ctx.output(0);
     Window window = resolve_conv_window(attrs_, Shape::of(x.shape()), Shape::of(w.shape()));
     // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
-    const int64_t out_channels = w.dim(1) * group_;
+    const int64_t out_channels = checked_mul(w.dim(1), group_);
     bool shape_ok = x.dim(1) == w.dim(0) && w.dim(0) % group_ == 0 && y.dim(0) == x.dim(0) &&
                     y.dim(1) == out_channels;
     for (size_t d = 0; d < window.rank(); ++d)

@@ -5,12 +5,9 @@
 #include "ops/broadcast.h"
 #include "ops/layout_util.h"
 
-namespace strata::ops {
+#include "ops/indexing.h"
 
-// Defined in gather.cpp.
-int64_t resolve_index(int64_t index, int64_t dim, int64_t axis);
-void require_index_dtype(DType dtype, const char* input);
-void copy_from_offsets(const Tensor& src, std::span<const int64_t> offsets, Tensor& dst);
+namespace strata::ops {
 
 // Checks that `indices` (same rank as data) addresses `data` along `axis`: on every other axis it
 // may not be larger than data, since its own position is the coordinate there.

@@ -6,13 +6,9 @@
 
 #include "ops/layout_util.h"
 
-namespace strata::ops {
+#include "ops/indexing.h"
 
-// Defined in gather.cpp.
-int64_t resolve_index(int64_t index, int64_t dim, int64_t axis);
-void require_index_dtype(DType dtype, const char* input);
-bool known_different(const Dim& a, const Dim& b);
-void copy_from_offsets(const Tensor& src, std::span<const int64_t> offsets, Tensor& dst);
+namespace strata::ops {
 
 // Validates data and indices shapes and returns k, the length of an index row.
 int64_t check_nd_indices_shape(const Shape& data, const Shape& indices, int64_t batch_dims) {

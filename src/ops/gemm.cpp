@@ -1,8 +1,8 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, where op transposes when transA/transB is set and
 // the optional C broadcasts (one way) to Y's shape [M, N].
+#include <algorithm>
 #include <array>
 
-#include "ops/broadcast.h"
 #include "ops/op.h"
 #include "ops/reduce_util.h"
 
@@ -14,6 +14,9 @@ struct GemmShapes {
   Dim m, k, n;
 };
 
+// Columns accumulated at once in a stack buffer.
+constexpr int64_t kColumnBlock = 256;
+
 template <class T>
 void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a, bool trans_b,
                  double alpha, double beta, Tensor& y) {
@@ -24,29 +27,40 @@ void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a
   // Element strides that read op(A)[i, p] and op(B)[p, j] without copying a transpose.
   const int64_t a_row = trans_a ? 1 : k, a_col = trans_a ? m : 1;
   const int64_t b_row = trans_b ? 1 : n, b_col = trans_b ? k : 1;
-  const std::vector<int64_t> c_strides =
-      c ? broadcast_strides(c->shape(), {m, n}) : std::vector<int64_t>{0, 0};
+  // C broadcasts one way to (M, N): a dim of size 1 (or a missing leading dim) is repeated.
+  int64_t c_row = 0, c_col = 0;
+  if (c && c->rank() == 2) {
+    c_row = c->dim(0) == 1 ? 0 : c->dim(1);
+    c_col = c->dim(1) == 1 ? 0 : 1;
+  } else if (c && c->rank() == 1) {
+    c_col = c->dim(0) == 1 ? 0 : 1;
+  }
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   T* py = y.data<T>();
-  std::vector<acc_t<T>> row(static_cast<size_t>(n));
+  // Rows are shared among the session's threads; a row's result does not depend on the count.
+#pragma omp parallel for schedule(static) if (m > 1 && m * k * n > (1 << 16))
   for (int64_t i = 0; i < m; ++i) {
-    std::fill(row.begin(), row.end(), acc_t<T>(0));
-    for (int64_t p = 0; p < k; ++p) {  // i-k-j order: the inner loop runs along a row of op(B)
-      const acc_t<T> a_ip = to_acc(pa[i * a_row + p * a_col]);
-      for (int64_t j = 0; j < n; ++j)
-        row[size_t(j)] =
-            wrap_add(row[size_t(j)], wrap_mul(a_ip, to_acc(pb[p * b_row + j * b_col])));
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      const acc_t<T> c_ij = c ? to_acc(c->data<T>()[i * c_strides[0] + j * c_strides[1]]) : 0;
-      if constexpr (!is_float_like_v<T>) {
-        if (alpha == 1 && beta == 1) {  // integers stay exact in the default case
-          py[i * n + j] = from_acc<T>(wrap_add(row[size_t(j)], c_ij));
-          continue;
-        }
+    acc_t<T> row[kColumnBlock];  // a block of one output row, on the stack: no allocation
+    for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock) {
+      const int64_t width = std::min(kColumnBlock, n - j0);
+      std::fill(row, row + width, acc_t<T>(0));
+      for (int64_t p = 0; p < k; ++p) {  // i-k-j order: the inner loop runs along a row of op(B)
+        const acc_t<T> a_ip = to_acc(pa[i * a_row + p * a_col]);
+        for (int64_t j = 0; j < width; ++j)
+          row[j] = wrap_add(row[j], wrap_mul(a_ip, to_acc(pb[p * b_row + (j0 + j) * b_col])));
       }
-      py[i * n + j] = saturate_cast<T>(alpha * double(row[size_t(j)]) + beta * double(c_ij));
+      for (int64_t jj = 0; jj < width; ++jj) {
+        const int64_t j = j0 + jj;
+        const acc_t<T> c_ij = c ? to_acc(c->data<T>()[i * c_row + j * c_col]) : 0;
+        if constexpr (!is_float_like_v<T>) {
+          if (alpha == 1 && beta == 1) {  // integers stay exact in the default case
+            py[i * n + j] = from_acc<T>(wrap_add(row[jj], c_ij));
+            continue;
+          }
+        }
+        py[i * n + j] = saturate_cast<T>(alpha * double(row[jj]) + beta * double(c_ij));
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 // MatMul with numpy semantics: a 1-D A is a row [1, K] and a 1-D B a column [K, 1] (the added
 // dim is dropped from the result); dims before the last two broadcast as batches.
+#include <algorithm>
 #include <array>
 
 #include "ops/broadcast.h"
@@ -36,35 +37,62 @@ MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
   return s;
 }
 
-// C[M,N] = A[M,K] * B[K,N], in i-k-j order so the inner loop runs along rows of B and C.
+// Columns accumulated at once in a stack buffer: no allocation while running.
+constexpr int64_t kColumnBlock = 256;
+
+// C[M,N] = A[M,K] * B[K,N], in i-k-j order so the inner loop runs along rows of B and C. Rows are
+// shared among the session's threads; each row's result does not depend on the thread count.
 template <class T>
-void matmul_2d(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n,
-               std::vector<acc_t<T>>& row) {
+void matmul_2d(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
+#pragma omp parallel for schedule(static) if (m > 1 && m * k * n > (1 << 16))
   for (int64_t i = 0; i < m; ++i) {
-    std::fill(row.begin(), row.end(), acc_t<T>(0));
-    for (int64_t p = 0; p < k; ++p) {
-      const acc_t<T> a_ip = to_acc(a[i * k + p]);
-      const T* b_row = b + p * n;
-      for (int64_t j = 0; j < n; ++j)
-        row[size_t(j)] = wrap_add(row[size_t(j)], wrap_mul(a_ip, to_acc(b_row[j])));
+    acc_t<T> row[kColumnBlock];
+    for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock) {
+      const int64_t width = std::min(kColumnBlock, n - j0);
+      std::fill(row, row + width, acc_t<T>(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const acc_t<T> a_ip = to_acc(a[i * k + p]);
+        const T* b_row = b + p * n + j0;
+        for (int64_t j = 0; j < width; ++j)
+          row[j] = wrap_add(row[j], wrap_mul(a_ip, to_acc(b_row[j])));
+      }
+      for (int64_t j = 0; j < width; ++j) c[i * n + j0 + j] = from_acc<T>(row[j]);
     }
-    for (int64_t j = 0; j < n; ++j) c[i * n + j] = from_acc<T>(row[size_t(j)]);
   }
+}
+
+// The batch dims of an operand: all but its last two (none for rank <= 2).
+std::vector<int64_t> batch_dims(const std::vector<int64_t>& shape) {
+  return std::vector<int64_t>(shape.begin(), shape.end() - std::min<size_t>(shape.size(), 2));
 }
 
 template <class T>
 void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& c) {
-  const MatMulShapes s = matmul_shapes(Shape::of(a.shape()), Shape::of(b.shape()));
-  const int64_t m = s.m.value(), k = s.k.value(), n = s.n.value();
-  const std::vector<int64_t> batch = s.batch.values();
-  const std::array<std::vector<int64_t>, 2> batch_strides = {
-      broadcast_strides(s.a_batch.values(), batch), broadcast_strides(s.b_batch.values(), batch)};
-  if (c.numel() != s.out.numel().value()) fail_internal("MatMul output size does not match");
-  std::vector<acc_t<T>> row(static_cast<size_t>(n));
+  // 1-D operands are promoted: A[K] is a row [1,K], B[K] a column [K,1].
+  const int64_t m = a.rank() == 1 ? 1 : a.dim(a.rank() - 2);
+  const int64_t k = a.dim(a.rank() - 1);
+  const int64_t n = b.rank() == 1 ? 1 : b.dim(b.rank() - 1);
+  const int64_t b_k = b.rank() == 1 ? b.dim(0) : b.dim(b.rank() - 2);
+  if (k != b_k) fail("the inner dimensions of A and B differ ({} and {})", k, b_k);
+  const int64_t a_batches = a.numel() / std::max<int64_t>(m * k, 1);
+  const int64_t b_batches = b.numel() / std::max<int64_t>(k * n, 1);
+  const int64_t c_batches = c.numel() / std::max<int64_t>(m * n, 1);
+  // Common cases without broadcasting bookkeeping: equal batches, or one operand shared by all.
+  if ((a_batches == c_batches || a_batches == 1) && (b_batches == c_batches || b_batches == 1)) {
+    for (int64_t i = 0; i < c_batches; ++i)
+      matmul_2d(a.data<T>() + (a_batches == 1 ? 0 : i) * m * k,
+                b.data<T>() + (b_batches == 1 ? 0 : i) * k * n, c.data<T>() + i * m * n, m, k, n);
+    return;
+  }
+  const std::vector<int64_t> a_batch = batch_dims(a.shape()), b_batch = batch_dims(b.shape());
+  const std::vector<int64_t> batch =
+      matmul_shapes(Shape::of(a.shape()), Shape::of(b.shape())).batch.values();
+  const std::array<std::vector<int64_t>, 2> batch_strides = {broadcast_strides(a_batch, batch),
+                                                             broadcast_strides(b_batch, batch)};
   // Batch offsets count whole matrices of each operand.
   for_each_broadcast(batch, batch_strides, [&](int64_t index, const std::array<int64_t, 2>& at) {
     matmul_2d(a.data<T>() + at[0] * m * k, b.data<T>() + at[1] * k * n, c.data<T>() + index * m * n,
-              m, k, n, row);
+              m, k, n);
   });
 }
 

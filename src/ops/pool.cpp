@@ -1,6 +1,8 @@
 // AveragePool and MaxPool over the spatial axes of [N, C, D1..Dn], with strides, dilations,
 // explicit or automatic pads and ceil_mode. AveragePool divides by the number of window elements
-// inside the input (count_include_pad=0) or inside the padded input (count_include_pad=1).
+// inside the input (count_include_pad=0) or inside the padded input (count_include_pad=1); the part
+// of a ceil_mode window past the end padding never counts (as in ONNX 1.17+ and PyTorch; the ONNX
+// 1.16 reference divided by the whole kernel size there).
 // MaxPool ignores padding and can also output Indices: the flat position of each maximum in X,
 // over its spatial axes in row-major (storage_order=0) or column-major (storage_order=1) order,
 // plus the offset of its (n, c) plane.

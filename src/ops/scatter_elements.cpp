@@ -8,14 +8,9 @@
 
 #include "ops/layout_util.h"
 
-namespace strata::ops {
+#include "ops/indexing.h"
 
-// Defined in gather.cpp and gather_elements.cpp.
-void require_index_dtype(DType dtype, const char* input);
-bool known_different(const Dim& a, const Dim& b);
-void check_element_indices_shape(const Shape& data, const Shape& indices, int64_t axis);
-std::vector<int64_t> element_offsets(const std::vector<int64_t>& data_shape, const Tensor& indices,
-                                     int64_t axis);
+namespace strata::ops {
 
 // The `reduction` attribute (opset 16: none/add/mul, opset 18: max/min).
 std::string parse_scatter_reduction(const NodeInfo& node) {

@@ -5,18 +5,9 @@
 
 #include "ops/op.h"
 
-namespace strata::ops {
+#include "ops/indexing.h"
 
-// Defined in gather.cpp, gather_nd.cpp and scatter_elements.cpp.
-bool known_different(const Dim& a, const Dim& b);
-int64_t check_nd_indices_shape(const Shape& data, const Shape& indices, int64_t batch_dims);
-std::vector<int64_t> nd_element_offsets(const std::vector<int64_t>& data_shape,
-                                        const Tensor& indices, int64_t batch_dims);
-std::string parse_scatter_reduction(const NodeInfo& node);
-void check_scatter_dtypes(const InferContext& ctx, const std::string& reduction);
-Cost scatter_cost(const CostContext& ctx, const std::string& reduction);
-void scatter_from_offsets(const std::string& reduction, const Tensor& data, const Tensor& updates,
-                          std::span<const int64_t> offsets, Tensor& out);
+namespace strata::ops {
 
 namespace {
 
