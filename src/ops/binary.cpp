@@ -229,9 +229,10 @@ class BinaryOp final : public Op {
   void run(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    const std::vector<int64_t> b_shape =
-        legacy_.enabled() ? legacy_.aligned_shape(a.shape(), b.shape()) : b.shape();
-    const Operands io{a, b, b_shape, ctx.output(0)};
+    // Only the legacy (opset < 7) form needs a re-aligned copy of B's shape.
+    const std::vector<int64_t> aligned =
+        legacy_.enabled() ? legacy_.aligned_shape(a.shape(), b.shape()) : std::vector<int64_t>{};
+    const Operands io{a, b, legacy_.enabled() ? aligned : b.shape(), ctx.output(0)};
     bool visited;
     if (is_logical(kind_))
       visited = run_logical(io);

@@ -2,6 +2,8 @@
 // pads and an optional bias. X is [N, C, D1..Dn], W is [M, C/group, k1..kn], B is [M].
 // Cost: MACs = N * M * prod(output spatial) * (C/group) * prod(kernel); FLOPs = 2 * MACs plus one
 // add per output element when B is present; param_bytes = bytes of W and B when constant.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "core/checked.h"
@@ -11,44 +13,53 @@ namespace strata::ops {
 
 namespace {
 
+// Everything the direct loop needs for one set of shapes. Built on the first run with those
+// shapes (the warm-up), so that later runs allocate nothing.
+struct ConvPlan {
+  std::vector<int64_t> x_shape, w_shape;
+  int threads = 0;
+  Window window;
+  std::vector<int64_t> in_dims, out_dims;
+  std::vector<std::vector<MappedRow>> tap_rows;
+  std::vector<double> acc;  // one accumulator plane per thread
+};
+
 // The direct loop: for each output channel, every (input channel, kernel tap) pair adds a shifted
-// input plane times one weight into a double accumulator plane.
+// input plane times one weight into a double accumulator plane. Output planes are shared among
+// the session's threads; each plane's result does not depend on the thread count.
 template <class T>
-void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, const Window& window,
-                 int64_t group, Tensor& y) {
-  const std::vector<int64_t> in_dims = spatial_dims(x.shape());
-  const std::vector<int64_t> out_dims = spatial_dims(y.shape());
-  const int64_t in_plane = product(in_dims), out_plane = product(out_dims);
+void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, ConvPlan& plan, int64_t group,
+                 Tensor& y) {
+  const int64_t in_plane = product(plan.in_dims), out_plane = product(plan.out_dims);
   const int64_t batch = x.dim(0), channels = x.dim(1), out_channels = y.dim(1);
   const int64_t group_in = channels / group, group_out = out_channels / group;
-  const int64_t taps = window.kernel_size();
-  const int64_t step = window.strides.back();
-  const std::vector<std::vector<MappedRow>> tap_rows = map_taps(window, out_dims, in_dims);
+  const int64_t taps = plan.window.kernel_size();
+  const int64_t step = plan.window.strides.back();
 
-  std::vector<double> acc(static_cast<size_t>(out_plane));
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t m = 0; m < out_channels; ++m) {
-      std::fill(acc.begin(), acc.end(), b ? double(b->data<T>()[m]) : 0.0);
-      const int64_t first_channel = m / group_out * group_in;
-      for (int64_t ic = 0; ic < group_in; ++ic) {
-        const T* in = x.data<T>() + (n * channels + first_channel + ic) * in_plane;
-        const T* weights = w.data<T>() + (m * group_in + ic) * taps;
-        for (int64_t t = 0; t < taps; ++t) {
-          const double weight = double(weights[t]);
-          for (const MappedRow& row : tap_rows[size_t(t)]) {
-            double* out = acc.data() + row.p;
-            const T* src = in + row.q;
-            if (step == 1) {  // the common case, kept separate so the compiler vectorises it
-              for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j]);
-            } else {
-              for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j * step]);
-            }
+#pragma omp parallel for schedule(static) num_threads(plan.threads) if (plan.threads > 1)
+  for (int64_t nm = 0; nm < batch * out_channels; ++nm) {
+    const int64_t n = nm / out_channels, m = nm % out_channels;
+    double* acc = plan.acc.data() + int64_t(omp_get_thread_num()) * out_plane;
+    std::fill(acc, acc + out_plane, b ? double(b->data<T>()[m]) : 0.0);
+    const int64_t first_channel = m / group_out * group_in;
+    for (int64_t ic = 0; ic < group_in; ++ic) {
+      const T* in = x.data<T>() + (n * channels + first_channel + ic) * in_plane;
+      const T* weights = w.data<T>() + (m * group_in + ic) * taps;
+      for (int64_t t = 0; t < taps; ++t) {
+        const double weight = double(weights[t]);
+        for (const MappedRow& row : plan.tap_rows[size_t(t)]) {
+          double* out = acc + row.p;
+          const T* src = in + row.q;
+          if (step == 1) {  // the common case, kept separate so the compiler vectorises it
+            for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j]);
+          } else {
+            for (int64_t j = 0; j < row.count; ++j) out[j] += weight * double(src[j * step]);
           }
         }
       }
-      T* out = y.data<T>() + (n * out_channels + m) * out_plane;
-      for (int64_t i = 0; i < out_plane; ++i) out[i] = T(acc[size_t(i)]);
     }
+    T* out = y.data<T>() + (n * out_channels + m) * out_plane;
+    for (int64_t i = 0; i < out_plane; ++i) out[i] = T(acc[i]);
   }
 }
 
@@ -79,18 +90,36 @@ class ConvOp final : public Op {
     const Tensor& w = ctx.input(1);
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     Tensor& y = ctx.output(0);
+    ConvPlan& plan = plan_for(x, w, y);
+    if (b && b->numel() != w.dim(0))
+      fail("bias B has {} values but there are {} output channels", b->numel(), w.dim(0));
+    visit_float(x.dtype(), [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, plan, group_, y); });
+  }
+
+ private:
+  // The plan for these shapes, rebuilt only when the shapes or the thread count change.
+  ConvPlan& plan_for(const Tensor& x, const Tensor& w, const Tensor& y) const {
+    const int threads = omp_get_max_threads();
+    if (plan_.x_shape == x.shape() && plan_.w_shape == w.shape() && plan_.threads == threads)
+      return plan_;
     const Shape x_shape = Shape::of(x.shape()), w_shape = Shape::of(w.shape());
     Window window = resolve_conv_window(attrs_, x_shape, w_shape);
     // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
     if (output_shape(window, x_shape, w_shape) != Shape::of(y.shape()))
       fail("output shape {} does not match the inputs", y.shape_str());
-    if (b && b->numel() != w.dim(0))
-      fail("bias B has {} values but there are {} output channels", b->numel(), w.dim(0));
-    window = with_forward_pads(window, spatial_dims(x.shape()));
-    visit_float(x.dtype(), [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, window, group_, y); });
+    ConvPlan plan;
+    plan.x_shape = x.shape();
+    plan.w_shape = w.shape();
+    plan.threads = threads;
+    plan.in_dims = spatial_dims(x.shape());
+    plan.out_dims = spatial_dims(y.shape());
+    plan.window = with_forward_pads(window, plan.in_dims);
+    plan.tap_rows = map_taps(plan.window, plan.out_dims, plan.in_dims);
+    plan.acc.resize(size_t(product(plan.out_dims) * threads));
+    plan_ = std::move(plan);
+    return plan_;
   }
 
- private:
   // [N, M, output spatial...], after checking X's channels against W's and the groups.
   Shape output_shape(const Window& window, const Shape& x, const Shape& w) const {
     const Dim& channels = x[1];
@@ -108,6 +137,7 @@ class ConvOp final : public Op {
 
   WindowAttrs attrs_;
   int64_t group_;
+  mutable ConvPlan plan_;  // a cache: the op runs on one thread of control at a time
 };
 
 }  // namespace

@@ -100,9 +100,24 @@ class GemmOp final : public Op {
 
   void run(KernelContext& ctx) const override {
     const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    // Cheap re-check on concrete shapes: infer may have passed with symbolic dims.
-    const GemmShapes s = shapes(Shape::of(ctx.input(0).shape()), Shape::of(ctx.input(1).shape()));
-    if (c) check_bias(Shape::of(c->shape()), s);
+    // Cheap re-check on concrete shapes (infer may have passed with symbolic dims), without
+    // building Shapes: the run loop does not allocate.
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.rank() != 2 || b.rank() != 2) fail("inputs A and B must be 2-D");
+    const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
+    const int64_t n = trans_b_ ? b.dim(0) : b.dim(1), b_k = trans_b_ ? b.dim(1) : b.dim(0);
+    if (k != b_k) fail("the inner dimensions of A and B differ ({} and {})", k, b_k);
+    if (ctx.output(0).numel() != m * n) fail_internal("Gemm output size does not match");
+    if (c) {
+      bool ok = c->rank() <= 2;
+      const int64_t want[2] = {m, n};
+      for (int64_t d = 0; ok && d < c->rank(); ++d) {
+        const int64_t cd = c->dim(d), od = want[2 - c->rank() + d];
+        ok = cd == 1 || cd == od;
+      }
+      if (!ok) fail("input C of shape {} does not broadcast to [{},{}]", c->shape_str(), m, n);
+    }
     visit_numeric(ctx.input(0).dtype(), [&]<class T>(Type<T>) {
       gemm_kernel<T>(ctx.input(0), ctx.input(1), c, trans_a_, trans_b_, alpha_, beta_,
                      ctx.output(0));

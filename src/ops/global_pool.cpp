@@ -36,7 +36,7 @@ class GlobalPoolOp final : public Op {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     const int64_t planes = x.dim(0) * x.dim(1);
-    const int64_t plane_size = product(spatial_dims(x.shape()));
+    const int64_t plane_size = planes > 0 ? x.numel() / planes : 0;
     if (y.numel() != planes || (plane_size == 0 && planes > 0))
       fail("input shape {} does not fit the output {}", x.shape_str(), y.shape_str());
     visit_float(x.dtype(), [&]<class T>(Type<T>) {

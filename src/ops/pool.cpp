@@ -45,6 +45,16 @@ std::vector<double> average_divisors(const Window& window, const std::vector<int
   return divisor;
 }
 
+// What a pooling run needs for one set of shapes, kept between runs.
+struct PoolPlan {
+  std::vector<int64_t> x_shape, y_shape, in_dims, out_dims;
+  Window window;
+  std::vector<std::vector<MappedRow>> tap_rows;
+  std::vector<double> divisor;         // AveragePool: elements counted per output
+  mutable std::vector<double> values;  // per output element: running sum or maximum
+  mutable std::vector<int64_t> where;  // MaxPool: position of the maximum
+};
+
 class PoolOp final : public Op {
  public:
   explicit PoolOp(const NodeInfo& node)
@@ -80,7 +90,19 @@ class PoolOp final : public Op {
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const Tensor& y = ctx.output(0);
+    const PoolPlan& plan = plan_for(x, ctx.output(0));
+    if (is_max_) {
+      visit_numeric(x.dtype(), [&]<class T>(Type<T>) { max_pool<T>(ctx, plan); });
+    } else {
+      visit_float(x.dtype(), [&]<class T>(Type<T>) { average_pool<T>(ctx, plan); });
+    }
+  }
+
+ private:
+  // The plan for these shapes, rebuilt only when they change (the first run builds it, so later
+  // runs allocate nothing).
+  const PoolPlan& plan_for(const Tensor& x, const Tensor& y) const {
+    if (plan_.x_shape == x.shape() && plan_.y_shape == y.shape()) return plan_;
     Window window = attrs_.resolve(size_t(x.rank() - 2));
     const std::vector<int64_t> in_dims = spatial_dims(x.shape());
     const std::vector<int64_t> out_dims = spatial_dims(y.shape());
@@ -89,27 +111,30 @@ class PoolOp final : public Op {
     for (size_t d = 0; shape_ok && d < window.rank(); ++d)
       shape_ok = window_output_dim(window, d, in_dims[d]).value() == out_dims[d];
     if (!shape_ok) fail("input shape {} does not fit the output {}", x.shape_str(), y.shape_str());
-    window = with_forward_pads(window, in_dims);
-    if (is_max_) {
-      visit_numeric(x.dtype(), [&]<class T>(Type<T>) { max_pool<T>(ctx, window); });
-    } else {
-      visit_float(x.dtype(), [&]<class T>(Type<T>) { average_pool<T>(ctx, window); });
-    }
+    PoolPlan plan;
+    plan.window = with_forward_pads(window, in_dims);
+    plan.tap_rows = map_taps(plan.window, out_dims, in_dims);
+    if (!is_max_)
+      plan.divisor = average_divisors(plan.window, in_dims, out_dims, count_include_pad_);
+    plan.values.resize(size_t(product(out_dims)));
+    plan.where.resize(size_t(product(out_dims)));
+    plan.x_shape = x.shape();
+    plan.y_shape = y.shape();
+    plan.in_dims = in_dims;
+    plan.out_dims = out_dims;
+    plan_ = std::move(plan);
+    return plan_;
   }
 
- private:
   template <class T>
-  void average_pool(KernelContext& ctx, const Window& window) const {
+  void average_pool(KernelContext& ctx, const PoolPlan& plan) const {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
-    const std::vector<int64_t> in_dims = spatial_dims(x.shape());
-    const std::vector<int64_t> out_dims = spatial_dims(y.shape());
-    const int64_t in_plane = product(in_dims), out_plane = product(out_dims);
-    const int64_t step = window.strides.back();
-    const auto tap_rows = map_taps(window, out_dims, in_dims);
-    const std::vector<double> divisor =
-        average_divisors(window, in_dims, out_dims, count_include_pad_);
-    std::vector<double> sum(static_cast<size_t>(out_plane));
+    const int64_t in_plane = product(plan.in_dims), out_plane = product(plan.out_dims);
+    const int64_t step = plan.window.strides.back();
+    const auto& tap_rows = plan.tap_rows;
+    const std::vector<double>& divisor = plan.divisor;
+    std::vector<double>& sum = plan.values;
     for (int64_t plane = 0; plane < x.dim(0) * x.dim(1); ++plane) {
       const T* in = x.data<T>() + plane * in_plane;
       std::fill(sum.begin(), sum.end(), 0.0);
@@ -125,17 +150,16 @@ class PoolOp final : public Op {
   // The first maximum in window order wins ties; a window with no element inside the input
   // (possible with large dilations) yields 0 and index -1.
   template <class T>
-  void max_pool(KernelContext& ctx, const Window& window) const {
+  void max_pool(KernelContext& ctx, const PoolPlan& plan) const {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     Tensor* indices = want_indices_ && ctx.num_outputs() > 1 ? &ctx.output(1) : nullptr;
-    const std::vector<int64_t> in_dims = spatial_dims(x.shape());
-    const std::vector<int64_t> out_dims = spatial_dims(y.shape());
-    const int64_t in_plane = product(in_dims), out_plane = product(out_dims);
-    const int64_t step = window.strides.back();
-    const auto tap_rows = map_taps(window, out_dims, in_dims);
-    std::vector<double> best(static_cast<size_t>(out_plane));
-    std::vector<int64_t> where(static_cast<size_t>(out_plane));  // flat position in the input plane
+    const std::vector<int64_t>& in_dims = plan.in_dims;
+    const int64_t in_plane = product(in_dims), out_plane = product(plan.out_dims);
+    const int64_t step = plan.window.strides.back();
+    const auto& tap_rows = plan.tap_rows;
+    std::vector<double>& best = plan.values;
+    std::vector<int64_t>& where = plan.where;  // flat position in the input plane
     for (int64_t plane = 0; plane < x.dim(0) * x.dim(1); ++plane) {
       const T* in = x.data<T>() + plane * in_plane;
       std::fill(best.begin(), best.end(), 0.0);
@@ -173,6 +197,7 @@ class PoolOp final : public Op {
   bool count_include_pad_;
   bool column_major_;
   bool want_indices_;
+  mutable PoolPlan plan_;  // a cache: the op runs on one thread of control at a time
 };
 
 }  // namespace

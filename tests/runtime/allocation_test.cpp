@@ -46,12 +46,13 @@ TEST(RunLoop, ExampleModelRunsWithoutHeapAllocation) {
       runtime::load_model(std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx");
   Tensor x = Tensor::zeros(DType::kF32, {1, 3, 32, 32});
   runtime::Session session(model.graph, {{DType::kF32, {1, 3, 32, 32}}}, {});
-  session.run({&x});  // the first run may initialise library state lazily
+  const std::vector<const Tensor*> inputs = {&x};
+  session.run(inputs);  // the first run builds the kernels' cached plans (like a warm-up)
   AllocationHooks hooks(session);
   session.set_hooks(&hooks);
   g_allocations = 0;
   g_counting = true;
-  session.run({&x});
+  session.run(inputs);
   g_counting = false;
   session.set_hooks(nullptr);
   EXPECT_EQ(session.stats().dynamic_nodes, 0u);
