@@ -1,8 +1,10 @@
 // BatchNormalization in inference mode: y = scale * (x - mean) / sqrt(var + epsilon) + B with the
 // given running mean and var, per channel of X [N, C, D1..Dn]. Opsets before 9 with spatial=0 give
 // scale, B, mean and var the shape [C, D1..Dn] (one set per element of a sample).
-// Training is not supported: training_mode=1 (opset 14+) fails, and so does is_test=0 (opset < 7)
-// when the node asks for the batch statistics outputs. The extra outputs that old opsets declare
+// Training mode (training_mode=1, opset 14+) normalises with the batch's own mean and population
+// variance over N and the spatial dims, and outputs the updated running statistics
+// (running = input * momentum + batch * (1 - momentum)). Before opset 7, is_test=0 with the batch
+// statistics outputs requested is not supported. The extra outputs that old opsets declare
 // (running mean/var, saved mean/var) are filled with the input mean and var.
 // Cost: 2 FLOPs per element (one multiply and one add once scale, B, mean and var are folded);
 // param_bytes = bytes of the constant scale, B, mean and var.
@@ -21,9 +23,11 @@ class BatchNormOp final : public Op {
  public:
   explicit BatchNormOp(const NodeInfo& node)
       : epsilon_(node.attr_float("epsilon", 1e-5f)),
+        momentum_(node.attr_float("momentum", 0.9f)),
         per_element_(node.opset() < 9 && node.attr_int("spatial", 1) == 0) {
     for (size_t i = 1; i <= 4; ++i) stat_outputs_[i] = node.has_output(i);
-    if (node.attr_int("training_mode", 0) != 0) fail("training mode is not supported");
+    training_ = node.attr_int("training_mode", 0) != 0;
+    if (training_ && per_element_) fail("training mode needs spatial=1");
     const bool wants_batch_stats = node.has_output(1) || node.has_output(2);
     if (node.opset() < 7 && node.attr_int("is_test", 0) == 0 && wants_batch_stats)
       fail("training mode (is_test=0 with mean/var outputs) is not supported");
@@ -75,7 +79,13 @@ class BatchNormOp final : public Op {
              param_count);
     // Fold into y = x * a + b.
     const std::vector<double> scale = ctx.input(1).to_double(), bias = ctx.input(2).to_double();
-    const std::vector<double> mean = ctx.input(3).to_double(), var = ctx.input(4).to_double();
+    std::vector<double> mean = ctx.input(3).to_double(), var = ctx.input(4).to_double();
+    if (training_) {
+      const std::vector<double> running_mean = mean, running_var = var;
+      batch_statistics(x, mean, var);
+      write_running_statistics(ctx, running_mean, mean, 1);
+      write_running_statistics(ctx, running_var, var, 2);
+    }
     std::vector<double> a(static_cast<size_t>(param_count)), b(static_cast<size_t>(param_count));
     for (size_t k = 0; k < a.size(); ++k) {
       a[k] = scale[k] / std::sqrt(var[k] + double(epsilon_));
@@ -94,7 +104,7 @@ class BatchNormOp final : public Op {
         }
       }
     });
-    for (size_t i = 1; i < ctx.num_outputs() && i <= 4; ++i) {
+    for (size_t i = 1; i < ctx.num_outputs() && i <= 4 && !training_; ++i) {
       if (!stat_outputs_[i]) continue;
       const Tensor& stat = ctx.input(i % 2 == 1 ? 3 : 4);
       Tensor& dst = ctx.output(i);
@@ -104,7 +114,40 @@ class BatchNormOp final : public Op {
   }
 
  private:
+  // Per-channel mean and population variance of X over N and the spatial dims.
+  static void batch_statistics(const Tensor& x, std::vector<double>& mean,
+                               std::vector<double>& var) {
+    const int64_t channels = x.dim(1), plane = product(spatial_dims(x.shape()));
+    const std::vector<double> v = x.to_double();
+    const double count = double(x.dim(0) * plane);
+    for (int64_t c = 0; c < channels; ++c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < x.dim(0); ++n)
+        for (int64_t i = 0; i < plane; ++i) sum += v[size_t((n * channels + c) * plane + i)];
+      const double m = count > 0 ? sum / count : 0;
+      for (int64_t n = 0; n < x.dim(0); ++n)
+        for (int64_t i = 0; i < plane; ++i) {
+          const double d = v[size_t((n * channels + c) * plane + i)] - m;
+          sq += d * d;
+        }
+      mean[size_t(c)] = m;
+      var[size_t(c)] = count > 0 ? sq / count : 0;
+    }
+  }
+
+  void write_running_statistics(KernelContext& ctx, const std::vector<double>& running,
+                                const std::vector<double>& batch, size_t output) const {
+    if (output >= ctx.num_outputs() || !stat_outputs_[output]) return;
+    Tensor& dst = ctx.output(output);
+    visit_float(dst.dtype(), [&]<class T>(Type<T>) {
+      for (size_t k = 0; k < running.size(); ++k)
+        dst.data<T>()[k] = T(running[k] * momentum_ + batch[k] * (1 - momentum_));
+    });
+  }
+
   float epsilon_;
+  double momentum_ = 0.9;
+  bool training_ = false;
   bool per_element_;
   bool stat_outputs_[5] = {};  // which of the extra outputs 1..4 the node declares
 };

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "ops/op_test_util.h"
 
 namespace strata::test {
@@ -56,11 +58,20 @@ TEST(BatchNormalization, DoubleAndEmpty) {
   EXPECT_EQ(run_op(call)[0].numel(), 0);
 }
 
+TEST(BatchNormalization, TrainingModeUsesBatchStatisticsAndUpdatesRunningOnes) {
+  OpCall call = batch_norm();
+  call.opset = 15;
+  call.attributes["training_mode"] = attr_int(1);
+  call.num_outputs = 3;
+  std::vector<Tensor> out = run_op(call);
+  const float inv = 1.0f / std::sqrt(2.0f / 3.0f + 1e-5f);  // each channel: variance 2/3
+  expect_near(out[0], {-inv, 0, inv, 1 - 1.5f * inv, 1, 1 + 1.5f * inv});
+  expect_near(out[1], {0, 3});  // batch means equal the running ones
+  expect_near(out[2], {0.9f + 0.1f * 2 / 3, 1.35f + 0.1f * 2 / 3});  // 0.9 * var + 0.1 * batch var
+}
+
 TEST(BatchNormalization, Errors) {
   OpCall call = batch_norm();
-  call.attributes["training_mode"] = attr_int(1);
-  EXPECT_THROW(run_op(call), Error);
-  call = batch_norm();
   call.opset = 6;
   call.num_outputs = 3;  // is_test defaults to 0: a training node
   EXPECT_THROW(run_op(call), Error);
