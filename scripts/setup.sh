@@ -17,5 +17,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+# The same options as scripts/test.sh, so the test run reuses this build instead of redoing it.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON "$@" >/dev/null
 cmake --build build -j "$(nproc)"

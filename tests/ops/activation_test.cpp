@@ -7,16 +7,6 @@
 namespace strata::test {
 namespace {
 
-// OpCall without designated initializers (GCC warns about the members they leave out).
-OpCall op_call(std::string op_type, int64_t opset = 17,
-               std::map<std::string, ir::Attribute> attributes = {}) {
-  OpCall call;
-  call.op_type = std::move(op_type);
-  call.opset = opset;
-  call.attributes = std::move(attributes);
-  return call;
-}
-
 const std::vector<float> kX = {-2.0f, -0.5f, 0.0f, 1.5f};
 
 // Expected values from numpy in double precision.

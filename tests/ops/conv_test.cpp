@@ -4,12 +4,6 @@
 namespace strata::test {
 namespace {
 
-OpCall op_call(const char* op_type) {
-  OpCall call;
-  call.op_type = op_type;
-  return call;
-}
-
 std::vector<float> iota(int n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) v[size_t(i)] = float(i);

@@ -37,8 +37,8 @@ TEST(Dropout, TrainingKeepsOrZeroesAndScales) {
   OpCall call{.op_type = "Dropout", .num_outputs = 2};
   call.attributes["seed"] = attr_int(7);
   std::vector<float> ones(1000, 1.0f);
-  call.inputs = {Tensor::from<float>({1000}, std::span<const float>(ones)), Tensor::from<float>({}, {0.25f}),
-                 Tensor::from<bool>({}, {true})};
+  call.inputs = {Tensor::from<float>({1000}, std::span<const float>(ones)),
+                 Tensor::from<float>({}, {0.25f}), Tensor::from<bool>({}, {true})};
   std::vector<Tensor> out = run_op(call);
   int kept = 0;
   for (int i = 0; i < 1000; ++i) {

@@ -19,6 +19,16 @@ struct OpCall {
   size_t num_outputs = 1;
 };
 
+// A call of op_type at opset with attributes; inputs are added by the caller.
+inline OpCall op_call(std::string op_type, int64_t opset = 17,
+                      std::map<std::string, ir::Attribute> attributes = {}) {
+  OpCall call;
+  call.op_type = std::move(op_type);
+  call.opset = opset;
+  call.attributes = std::move(attributes);
+  return call;
+}
+
 inline ir::Attribute attr_int(int64_t v) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kInt;

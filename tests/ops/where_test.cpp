@@ -5,16 +5,6 @@
 namespace strata::test {
 namespace {
 
-// OpCall without designated initializers (GCC warns about the members they leave out).
-OpCall op_call(std::string op_type, int64_t opset = 17,
-               std::map<std::string, ir::Attribute> attributes = {}) {
-  OpCall call;
-  call.op_type = std::move(op_type);
-  call.opset = opset;
-  call.attributes = std::move(attributes);
-  return call;
-}
-
 OpCall where(Tensor condition, Tensor x, Tensor y) {
   OpCall call = op_call("Where", 16);
   call.inputs = {std::move(condition), std::move(x), std::move(y)};
