@@ -16,7 +16,9 @@ namespace strata::onnx_import {
 
 namespace {
 
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool is_default_domain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
 
 class GraphBuilder {
  public:
@@ -38,14 +40,16 @@ class GraphBuilder {
            path_, role, value.name);
     const auto& tt = type.tensor_type();
     if (tt.elem_type() == onnx::TensorProto::STRING)
-      fail("{}: {} '{}' is a string tensor, which strata does not support", path_, role, value.name);
+      fail("{}: {} '{}' is a string tensor, which strata does not support", path_, role,
+           value.name);
     if (!dtype_from_onnx(tt.elem_type(), &value.dtype))
       fail("{}: {} '{}' has unsupported element type {}", path_, role, value.name, tt.elem_type());
     if (!tt.has_shape()) return;  // rank unknown: shape inference fills it
     Shape shape;
     for (const auto& d : tt.shape().dim()) {
       if (d.has_dim_value()) {
-        if (d.dim_value() < 0) fail("{}: {} '{}' has a negative dimension", path_, role, value.name);
+        if (d.dim_value() < 0)
+          fail("{}: {} '{}' has a negative dimension", path_, role, value.name);
         shape.push_back(Dim(d.dim_value()));
       } else if (d.has_dim_param() && !d.dim_param().empty()) {
         shape.push_back(Dim::symbol(d.dim_param()));
@@ -61,13 +65,22 @@ class GraphBuilder {
     ir::Attribute out;
     using K = ir::Attribute::Kind;
     switch (a.type()) {
-      case onnx::AttributeProto::FLOAT: out.kind = K::kFloat; out.f = a.f(); break;
-      case onnx::AttributeProto::INT: out.kind = K::kInt; out.i = a.i(); break;
-      case onnx::AttributeProto::STRING: out.kind = K::kString; out.s = a.s(); break;
+      case onnx::AttributeProto::FLOAT:
+        out.kind = K::kFloat;
+        out.f = a.f();
+        break;
+      case onnx::AttributeProto::INT:
+        out.kind = K::kInt;
+        out.i = a.i();
+        break;
+      case onnx::AttributeProto::STRING:
+        out.kind = K::kString;
+        out.s = a.s();
+        break;
       case onnx::AttributeProto::TENSOR:
         out.kind = K::kTensor;
-        out.t = tensor_from_proto(a.t(), dir_,
-                                  fmt::format("attribute '{}' of {} in {}", a.name(), node_label, path_));
+        out.t = tensor_from_proto(
+            a.t(), dir_, fmt::format("attribute '{}' of {} in {}", a.name(), node_label, path_));
         break;
       case onnx::AttributeProto::FLOATS:
         out.kind = K::kFloats;
@@ -166,7 +179,8 @@ LoadResult load_model(const std::string& path) {
     node.domain = np.domain();
     const std::string label = fmt::format("{} node '{}'", node.op_type, node.name);
     for (const auto& a : np.attribute()) node.attributes[a.name()] = b.read_attribute(a, label);
-    for (const auto& name : np.input()) node.inputs.push_back(name.empty() ? ir::kNoValue : b.add_value(name));
+    for (const auto& name : np.input())
+      node.inputs.push_back(name.empty() ? ir::kNoValue : b.add_value(name));
     for (int j = 0; j < np.output_size(); ++j) {
       // An omitted optional output still gets a value: kernels always have somewhere to write.
       const std::string name =
@@ -188,6 +202,16 @@ LoadResult load_model(const std::string& path) {
              node.op_type, node.name, v.name);
     }
 
+  // value_info: the exporter's declared types of intermediate values; shape inference keeps them
+  // where its own rules cannot tell (data-dependent shapes).
+  for (const auto& info : gp.value_info()) {
+    const ir::ValueId id = b.add_value(info.name());
+    ir::Value& v = g.values[size_t(id)];
+    if (v.constant || v.is_graph_input || !produced.count(info.name())) continue;
+    if (info.has_type() && info.type().has_tensor_type() &&
+        info.type().tensor_type().elem_type() != 0)
+      b.read_type(info.type(), v, "value_info");
+  }
   for (const auto& out : gp.output()) {
     const ir::ValueId id = b.add_value(out.name());
     ir::Value& v = g.values[size_t(id)];

@@ -9,7 +9,8 @@ using ir::with_node_context;
 std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node) {
   const ops::OpFactory factory = ops::find_op(node.op_type);
   if (!factory) fail("{}: the op is not supported", graph.describe(node));
-  return with_node_context(graph, node, [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
+  return with_node_context(graph, node,
+                           [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
 }
 
 std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const ir::Node& node,
@@ -38,7 +39,8 @@ std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const i
 }
 
 bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
-               const std::vector<ops::Meta>& metas, std::vector<ops::Meta>& out, int64_t max_bytes) {
+               const std::vector<ops::Meta>& metas, std::vector<ops::Meta>& out,
+               int64_t max_bytes) {
   bool outputs_known = true;
   for (const ops::Meta& m : out) outputs_known &= m.value != nullptr;
   if (outputs_known) return true;
@@ -56,7 +58,8 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
   }
   int64_t bytes = 0;
   for (const ops::Meta& m : out)
-    bytes = checked_add(bytes, checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype))));
+    bytes = checked_add(bytes,
+                        checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype))));
   if (bytes > max_bytes) return false;
   std::vector<Tensor> values;
   std::vector<Tensor*> out_ptrs;
@@ -67,7 +70,8 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
   }
   ops::KernelContext ctx(in.data(), in.size(), out_ptrs.data(), out_ptrs.size());
   with_node_context(graph, node, [&] { op.run(ctx); });
-  for (size_t j = 0; j < out.size(); ++j) out[j].value = std::make_shared<const Tensor>(std::move(values[j]));
+  for (size_t j = 0; j < out.size(); ++j)
+    out[j].value = std::make_shared<const Tensor>(std::move(values[j]));
   return true;
 }
 
@@ -95,6 +99,7 @@ InferStats infer_shapes(ir::Graph& graph) {
         v.shape_known = true;
         ++stats.inferred;
       } else if (v.shape_known) {
+        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr};  // consumers go on from it
         ++stats.declared;  // keep what the file declares
       } else {
         ++stats.unknown;

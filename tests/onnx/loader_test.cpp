@@ -590,3 +590,51 @@ TEST_F(LoaderExternal, NonNumericOffset) {
 
 }  // namespace
 }  // namespace strata::test
+
+namespace strata::test {
+namespace {
+
+// x[batch,3] --Reshape(shape from a graph input)--> y, with y declared in value_info.
+ModelBuilder reshape_with_declared_output() {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {"batch", 3});
+  m.add_input("target", DType::kI64, {2});
+  m.add_node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.add_node("Relu", {"y"}, {"z"}, "relu");
+  m.add_output("z");
+  onnx::ValueInfoProto* info = m.graph().add_value_info();
+  info->set_name("y");
+  auto* tensor = info->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  tensor->mutable_shape()->add_dim()->set_dim_param("batch");
+  tensor->mutable_shape()->add_dim()->set_dim_value(3);
+  return m;
+}
+
+TEST(LoaderGood, ValueInfoDeclaresIntermediateTypes) {
+  TempDir dir;
+  const ir::Graph g =
+      onnx_import::load_model(reshape_with_declared_output().save(dir.path("m.onnx"))).graph;
+  const ir::Value& y = g.values[size_t(g.find_value("y"))];
+  ASSERT_TRUE(y.shape_known);
+  EXPECT_EQ(y.dtype, DType::kF32);
+  EXPECT_EQ(y.shape.str(), "[batch,3]");
+}
+
+TEST(LoaderGood, ShapeInferenceGivesEveryValueATypeKeepingSymbolicDims) {
+  TempDir dir;
+  const runtime::Model model =
+      runtime::load_model(reshape_with_declared_output().save(dir.path("m.onnx")));
+  const ir::Graph& g = model.graph;
+  // Reshape's target is data: its rule cannot tell, so the declared [batch,3] stays and flows on.
+  const ir::Value& z = g.values[size_t(g.find_value("z"))];
+  ASSERT_TRUE(z.shape_known);
+  EXPECT_EQ(z.dtype, DType::kF32);
+  EXPECT_EQ(z.shape.str(), "[batch,3]");
+  EXPECT_EQ(model.shapes.declared, 1u);
+  EXPECT_EQ(model.shapes.inferred, 1u);
+  EXPECT_EQ(model.shapes.unknown, 0u);
+}
+
+}  // namespace
+}  // namespace strata::test
