@@ -1,12 +1,11 @@
 // The run loop must not allocate: prepare books every buffer, run only computes.
 // Counts calls to the global operator new while a prepared session runs, per node.
 #include <gtest/gtest.h>
+#include <strata/strata.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
-
-#include <strata/strata.h>
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -14,12 +13,17 @@ std::atomic<bool> g_counting{false};
 }  // namespace
 
 void* operator new(std::size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (g_counting.load(std::memory_order_relaxed))
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace strata {
 namespace {

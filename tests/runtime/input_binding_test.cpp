@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "io/npy.h"
 #include "onnx/loader.h"
+#include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -17,19 +18,6 @@ using runtime::BoundInput;
 using runtime::InputArg;
 using runtime::parse_input_arg;
 using runtime::parse_shape;
-
-template <class F>
-void expect_error(F&& f, const std::vector<std::string>& details) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(e.code(), ErrorCode::kBadInput) << message;
-    for (const std::string& d : details)
-      EXPECT_NE(message.find(d), std::string::npos) << "missing '" << d << "' in: " << message;
-  }
-}
 
 // ---- parse_input_arg ----
 

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "runtime/model.h"
+#include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -20,20 +21,6 @@ using runtime::SessionOptions;
 ir::Graph load_graph(const ModelBuilder& m) {
   TempDir dir;
   return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
-}
-
-// Expects f() to throw a bad-input Error whose message contains every one of `details`.
-template <class F>
-void expect_error(F&& f, const std::vector<std::string>& details) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(e.code(), ErrorCode::kBadInput) << message;
-    for (const std::string& d : details)
-      EXPECT_NE(message.find(d), std::string::npos) << "missing '" << d << "' in: " << message;
-  }
 }
 
 std::vector<float> floats_of(const Tensor& t) {
