@@ -391,6 +391,17 @@ TEST(CliBadInput, UnknownOption) {
                    {"--bogus-option"});
 }
 
+TEST(CliBadInput, DimNotANumber) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--dim", "N=abc"})),
+                   {"--dim N", "'abc' is not a size"});
+}
+
+TEST(CliBadInput, NegativeSeed) {
+  TempDir dir;
+  expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--seed", "-1"})), {"--seed"});
+}
+
 TEST(CliBadInput, MaxMemoryTooSmall) {
   TempDir dir;
   expect_bad_input(run_strata(dir, args({"run", kExampleModel, "--max-memory", "1K"})),

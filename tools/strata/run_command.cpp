@@ -2,14 +2,13 @@
 #include "run_command.h"
 
 #include <fmt/format.h>
+#include <strata/strata.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-
-#include <strata/strata.h>
 
 #include "format.h"
 
@@ -43,22 +42,31 @@ RunCommand* add_run_command(CLI::App& app) {
                   ".npy .pb .json .pgm .ppm .png .jpg");
   sub->add_option("--shape", cmd->shapes, "fix an input's shape: name=1x3x224x224");
   sub->add_option("--dim", cmd->dims, "give a named dynamic dimension a size: N=8");
-  sub->add_option("--seed", cmd->seed, "seed for random inputs")->capture_default_str();
-  sub->add_option("--warmup", cmd->warmup, "untimed-in-summary warm-up runs")
+  sub->add_option("--seed", cmd->seed, "seed for random inputs")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--iter", cmd->iterations, "timed runs")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--warmup", cmd->warmup,
+                  "warm-up runs (timed and printed, left out of the statistics)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--iter", cmd->iterations, "timed runs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--threads", cmd->threads, "threads for the kernels")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   sub->add_option("--dump-outputs", cmd->dump_dir, "write each output to DIR/NAME.npy");
-  sub->add_option("--verify", cmd->verify_dir, "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
+  sub->add_option("--verify", cmd->verify_dir,
+                  "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
   sub->add_option("--test-data", cmd->test_data_dir,
                   "run an ONNX test_data_set folder (input_N.pb, output_N.pb; exit 1 on mismatch)");
-  sub->add_option("--rtol", cmd->rtol, "relative tolerance for --verify/--test-data")->capture_default_str();
-  sub->add_option("--atol", cmd->atol, "absolute tolerance for --verify/--test-data")->capture_default_str();
+  sub->add_option("--rtol", cmd->rtol, "relative tolerance for --verify/--test-data")
+      ->capture_default_str();
+  sub->add_option("--atol", cmd->atol, "absolute tolerance for --verify/--test-data")
+      ->capture_default_str();
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
-  sub->add_option("--max-memory", cmd->max_memory, "refuse to allocate more than this (e.g. 8G, 512M)")
+  sub->add_option("--max-memory", cmd->max_memory,
+                  "refuse to allocate more than this (e.g. 8G, 512M)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
   return cmd;
@@ -76,10 +84,14 @@ int64_t parse_bytes(const std::string& text) {
   }
   const std::string unit = text.substr(used);
   double scale = 1;
-  if (unit == "K" || unit == "KiB") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty()) fail("--max-memory: unknown unit '{}' (use K, M or G)", unit);
+  if (unit == "K" || unit == "KiB")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty())
+    fail("--max-memory: unknown unit '{}' (use K, M or G)", unit);
   if (!(value > 0) || value * scale > 9e18) fail("--max-memory: '{}' is out of range", text);
   return int64_t(value * scale);
 }
@@ -105,7 +117,8 @@ nlohmann::json summary_json(const profiler::Summary& s) {
 
 void print_times(const char* label, const std::vector<double>& ms) {
   std::string line;
-  for (size_t i = 0; i < ms.size(); ++i) line += fmt::format("{}#{} {:.3f}", i ? "  " : "", i + 1, ms[i]);
+  for (size_t i = 0; i < ms.size(); ++i)
+    line += fmt::format("{}#{} {:.3f}", i ? "  " : "", i + 1, ms[i]);
   fmt::print("{:<11}{} ms\n", label, line);
 }
 
@@ -144,9 +157,10 @@ int execute(RunCommand& cmd) {
     }
     for (const std::string& d : cmd.dims) {
       auto [name, value] = split_assignment(d, "--dim");
-      const std::vector<int64_t> v = runtime::parse_shape(value, "--dim " + name);
-      if (v.size() != 1) fail("--dim {}: '{}' must be one number", name, value);
-      bind.dims[name] = v[0];
+      if (value.empty() || value.size() > 12 ||
+          value.find_first_not_of("0123456789") != std::string::npos)
+        fail("--dim {}: '{}' is not a size (a whole number like 8)", name, value);
+      bind.dims[name] = std::stoll(value);
     }
     bind.seed = cmd.seed;
     for (runtime::BoundInput& b : runtime::bind_inputs(graph, bind)) {
@@ -178,27 +192,32 @@ int execute(RunCommand& cmd) {
     fmt::print("strata {} run: {}\n", kVersion, cmd.model);
     fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", graph.ir_version, graph.opset,
                graph.nodes.size(),
-               graph.producer_name.empty() ? "" : fmt::format(", from {} {}", graph.producer_name, graph.producer_version));
+               graph.producer_name.empty()
+                   ? ""
+                   : fmt::format(", from {} {}", graph.producer_name, graph.producer_version));
     fmt::print("{:<11}{:.2f} ms\n", "load", load_ms);
     for (size_t i = 0; i < inputs.size(); ++i)
-      fmt::print("{:<11}{}: {} {}\n", i == 0 ? "inputs" : "", graph.values[size_t(graph.inputs[i])].name,
-                 tensor_type(inputs[i]), origins[i]);
-    fmt::print("{:<11}{:.2f} ms ({} steps, {} folded, {} dynamic; arena {}, lower bound {}; "
-               "threads {})\n",
-               "prepare", prepare_ms, session.steps().size(), st.folded_nodes, st.dynamic_nodes,
-               human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)),
-               cmd.threads);
+      fmt::print("{:<11}{}: {} {}\n", i == 0 ? "inputs" : "",
+                 graph.values[size_t(graph.inputs[i])].name, tensor_type(inputs[i]), origins[i]);
+    fmt::print(
+        "{:<11}{:.2f} ms ({} steps, {} folded, {} dynamic; arena {}, lower bound {}; "
+        "threads {})\n",
+        "prepare", prepare_ms, session.steps().size(), st.folded_nodes, st.dynamic_nodes,
+        human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)),
+        cmd.threads);
   }
 
-  const runtime::RunTimings timings = runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
+  const runtime::RunTimings timings =
+      runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
   const profiler::Summary s = profiler::summarize(timings.iterations_ms);
   if (!cmd.quiet) {
     if (!timings.warmup_ms.empty()) print_times("warmup", timings.warmup_ms);
     print_times("iterations", timings.iterations_ms);
   }
-  fmt::print("{:<11}min {:.3f}  median {:.3f}  mean {:.3f}  sd {:.3f}  p90 {:.3f}  p99 {:.3f}  "
-             "max {:.3f} ms  CV {:.1f}%\n",
-             "latency", s.min, s.median, s.mean, s.sd, s.p90, s.p99, s.max, s.cv * 100);
+  fmt::print(
+      "{:<11}min {:.3f}  median {:.3f}  mean {:.3f}  sd {:.3f}  p90 {:.3f}  p99 {:.3f}  "
+      "max {:.3f} ms  CV {:.1f}%\n",
+      "latency", s.min, s.median, s.mean, s.sd, s.p90, s.p99, s.max, s.cv * 100);
   const double throughput = s.median > 0 ? 1000.0 / s.median : 0;
   fmt::print("{:<11}{:.1f} inferences/s (from the median)\n", "throughput", throughput);
   const std::string unstable = profiler::stability_warning(s);
@@ -210,27 +229,35 @@ int execute(RunCommand& cmd) {
     const std::string& name = graph.values[size_t(graph.outputs[i])].name;
     const Tensor& out = session.output(i);
     if (!cmd.quiet) fmt::print("{:<11}{}: {}\n", i == 0 ? "outputs" : "", name, tensor_type(out));
-    outputs_json.push_back({{"name", name}, {"dtype", dtype_name(out.dtype())}, {"shape", out.shape()}});
+    outputs_json.push_back(
+        {{"name", name}, {"dtype", dtype_name(out.dtype())}, {"shape", out.shape()}});
     if (!cmd.dump_dir.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(cmd.dump_dir, ec);
       if (ec)
         fail("--dump-outputs: cannot create the folder '{}' ({})", cmd.dump_dir, ec.message());
-      io::write_npy((std::filesystem::path(cmd.dump_dir) / (runtime::tensor_file_stem(name) + ".npy")).string(), out);
+      io::write_npy(
+          (std::filesystem::path(cmd.dump_dir) / (runtime::tensor_file_stem(name) + ".npy"))
+              .string(),
+          out);
     }
   }
   bool all_ok = true;
   nlohmann::json verify_json;
   for (size_t i = 0; i < expected.size(); ++i) {
     const std::string& name = graph.values[size_t(graph.outputs[i])].name;
-    const runtime::Comparison c = runtime::compare(session.output(i), expected[i], {cmd.rtol, cmd.atol});
+    const runtime::Comparison c =
+        runtime::compare(session.output(i), expected[i], {cmd.rtol, cmd.atol});
     all_ok &= c.ok;
-    fmt::print("{:<11}{}: {}  max abs {:.3g}  max rel {:.3g}  cosine {:.6f}{}\n", i == 0 ? "verify" : "",
-               name, c.ok ? "ok" : "MISMATCH", c.max_abs_error, c.max_rel_error, c.cosine,
-               c.ok ? "" : "  (" + c.problem + ")");
-    verify_json[name] = {{"ok", c.ok},           {"max_abs_error", c.max_abs_error},
-                         {"max_rel_error", c.max_rel_error}, {"cosine", c.cosine},
-                         {"mismatches", c.mismatches},       {"problem", c.problem}};
+    fmt::print("{:<11}{}: {}  max abs {:.3g}  max rel {:.3g}  cosine {:.6f}{}\n",
+               i == 0 ? "verify" : "", name, c.ok ? "ok" : "MISMATCH", c.max_abs_error,
+               c.max_rel_error, c.cosine, c.ok ? "" : "  (" + c.problem + ")");
+    verify_json[name] = {{"ok", c.ok},
+                         {"max_abs_error", c.max_abs_error},
+                         {"max_rel_error", c.max_rel_error},
+                         {"cosine", c.cosine},
+                         {"mismatches", c.mismatches},
+                         {"problem", c.problem}};
   }
 
   if (!cmd.json_path.empty()) {
