@@ -2,12 +2,11 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <strata/strata.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <strata/strata.h>
 
 namespace strata::cli {
 
@@ -18,7 +17,8 @@ inline std::string human_bytes(double bytes) {
     bytes /= 1024;
     ++u;
   }
-  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u]) : fmt::format("{:.1f} {}", bytes, units[u]);
+  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u])
+                : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
 inline std::string tensor_type(const Tensor& t) {

@@ -1,10 +1,9 @@
 // The strata command line: parses options, calls the library, prints. No logic of its own.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
-#include <new>
-
 #include <strata/strata.h>
+
+#include <CLI/CLI.hpp>
+#include <new>
 
 #include "run_command.h"
 
@@ -12,7 +11,8 @@ int main(int argc, char** argv) {
   CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
   app.set_version_flag("--version", std::string("strata ") + strata::kVersion);
   app.require_subcommand(1);
-  strata::cli::RunCommand* run = strata::cli::add_run_command(app);
+  strata::cli::RunCommand run;
+  strata::cli::add_run_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     return int(strata::ErrorCode::kBadInput);
   }
   try {
-    if (app.got_subcommand("run")) return strata::cli::execute(*run);
+    if (app.got_subcommand("run")) return strata::cli::execute(run);
   } catch (const strata::Error& e) {
     fmt::print(stderr, "strata: error: {}\n", e.what());
     return int(e.code());

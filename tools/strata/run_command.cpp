@@ -14,27 +14,8 @@
 
 namespace strata::cli {
 
-struct RunCommand {
-  std::string model;
-  std::vector<std::string> inputs;
-  std::vector<std::string> shapes;
-  std::vector<std::string> dims;
-  uint64_t seed = 0;
-  int warmup = 1;
-  int iterations = 10;
-  int threads = 1;
-  std::string dump_dir;
-  std::string verify_dir;
-  std::string test_data_dir;
-  std::string json_path;
-  std::string max_memory = "16G";
-  double rtol = 1e-3;
-  double atol = 1e-7;
-  bool quiet = false;
-};
-
-RunCommand* add_run_command(CLI::App& app) {
-  auto* cmd = new RunCommand;  // lives as long as the process, like the app
+void add_run_command(CLI::App& app, RunCommand& options) {
+  RunCommand* cmd = &options;
   CLI::App* sub = app.add_subcommand("run", "load, run, verify and time a model");
   sub->add_option("model", cmd->model, "ONNX model file")->required();
   sub->add_option("-i,--input", cmd->inputs,
@@ -69,7 +50,6 @@ RunCommand* add_run_command(CLI::App& app) {
                   "refuse to allocate more than this (e.g. 8G, 512M)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
-  return cmd;
 }
 
 namespace {
