@@ -7,9 +7,7 @@
 namespace strata::ops {
 
 // One declaration per family (repeats are harmless).
-// DEVELOPMENT ONLY: weak so the build links while op families are being written.
-#define STRATA_OP(type, family) \
-  __attribute__((weak)) std::unique_ptr<Op> make_##family(const NodeInfo& node);
+#define STRATA_OP(type, family) std::unique_ptr<Op> make_##family(const NodeInfo& node);
 #include "ops/op_list.inc"
 #undef STRATA_OP
 
@@ -28,7 +26,7 @@ constexpr Entry kEntries[] = {
 
 OpFactory find_op(std::string_view op_type) {
   for (const Entry& e : kEntries)
-    if (e.type == op_type) return e.factory;  // null while a family is unwritten
+    if (e.type == op_type) return e.factory;
   return nullptr;
 }
 
