@@ -1,5 +1,5 @@
 #include "ops/conv_geometry.h"
-#include "ops/op_test_util.h"
+#include "ops/infer_util.h"
 
 namespace strata::test {
 namespace {
@@ -139,59 +139,32 @@ TEST(Conv, Errors) {
   EXPECT_THROW(run_op(call), Error);
 }
 
-// Infers output metas for inputs with (possibly symbolic) shapes and no values.
-std::vector<ops::Meta> infer_metas(const OpCall& call, const std::vector<ops::Meta>& inputs) {
-  ir::Graph graph;
-  ir::Node node;
-  node.op_type = call.op_type;
-  node.attributes = call.attributes;
-  for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back(ir::ValueId(i));
-  graph.values.resize(inputs.size() + call.num_outputs);
-  for (size_t i = 0; i < call.num_outputs; ++i)
-    node.outputs.push_back(ir::ValueId(inputs.size() + i));
-  ops::NodeInfo info(graph, node, call.opset);
-  std::unique_ptr<ops::Op> op = ops::find_op(call.op_type)(info);
-  std::vector<const ops::Meta*> in_ptrs;
-  for (const ops::Meta& m : inputs) in_ptrs.push_back(&m);
-  std::vector<ops::Meta> outputs(call.num_outputs);
-  ops::InferContext ctx(in_ptrs, outputs);
-  op->infer(ctx);
-  return outputs;
-}
-
-ops::Meta meta(DType dtype, Shape shape) {
-  ops::Meta m;
-  m.dtype = dtype;
-  m.shape = std::move(shape);
-  return m;
-}
-
 TEST(ConvGeometry, SymbolicSpatialDimsStaySymbolic) {
   OpCall call = op_call("Conv");
   call.attributes["pads"] = attr_ints({1, 1, 1, 1});
   call.attributes["strides"] = attr_ints({1, 2});
   const Dim n = Dim::symbol("N"), h = Dim::symbol("H"), w = Dim::symbol("W");
-  std::vector<ops::Meta> out = infer_metas(
+  std::vector<ops::Meta> out = infer_only(
       call, {meta(DType::kF32, Shape{n, 3, h, w}), meta(DType::kF32, Shape{8, 3, 3, 3})});
   EXPECT_EQ(out[0].shape.str(), "[N,8,H,(((W-1)//2)+1)]");
 
   call.attributes.clear();
   call.attributes["auto_pad"] = attr_string("SAME_LOWER");
   call.attributes["strides"] = attr_ints({2, 2});
-  out = infer_metas(call,
-                    {meta(DType::kF32, Shape{n, 3, h, w}), meta(DType::kF32, Shape{8, 3, 3, 3})});
+  out = infer_only(call,
+                   {meta(DType::kF32, Shape{n, 3, h, w}), meta(DType::kF32, Shape{8, 3, 3, 3})});
   EXPECT_EQ(out[0].shape.str(), "[N,8,ceil(H/2),ceil(W/2)]");
 
   OpCall transpose = op_call("ConvTranspose");
   transpose.attributes["strides"] = attr_ints({2, 2});
-  out = infer_metas(transpose,
-                    {meta(DType::kF32, Shape{n, 3, h, w}), meta(DType::kF32, Shape{3, 4, 3, 3})});
+  out = infer_only(transpose,
+                   {meta(DType::kF32, Shape{n, 3, h, w}), meta(DType::kF32, Shape{3, 4, 3, 3})});
   EXPECT_EQ(out[0].shape.str(), "[N,4,((H*2)+1),((W*2)+1)]");
 
   OpCall pool = op_call("MaxPool");
   pool.attributes["kernel_shape"] = attr_ints({2, 2});
   pool.attributes["ceil_mode"] = attr_int(1);
-  EXPECT_THROW(infer_metas(pool, {meta(DType::kF32, Shape{n, 3, h, w})}), NotStatic);
+  EXPECT_THROW(infer_only(pool, {meta(DType::kF32, Shape{n, 3, h, w})}), NotStatic);
 }
 
 TEST(ConvGeometry, SameLowerPutsTheOddPadFirst) {
@@ -213,7 +186,7 @@ TEST(Conv, Cost) {
   std::vector<ops::Meta> in = {meta(DType::kF32, Shape{2, 1, 5, 5}),
                                meta(DType::kF32, Shape{1, 1, 3, 3}), meta(DType::kF32, Shape{1})};
   in[1].value = std::make_shared<const Tensor>(call.inputs[1]);
-  std::vector<ops::Meta> out = infer_metas(call, in);
+  std::vector<ops::Meta> out = infer_only(call, in);
   ir::Graph graph;
   ir::Node node;
   node.op_type = "Conv";
