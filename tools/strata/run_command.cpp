@@ -112,6 +112,13 @@ int execute(RunCommand& cmd) {
     warnings.push_back(w);
   };
 
+  // Open the report file first: an unwritable path should fail before minutes of runs, not after.
+  std::ofstream json_out;
+  if (!cmd.json_path.empty()) {
+    json_out.open(cmd.json_path);
+    if (!json_out) fail("{}: cannot be written", cmd.json_path);
+  }
+
   auto t0 = std::chrono::steady_clock::now();
   runtime::Model loaded = runtime::load_model(cmd.model);
   const double load_ms = runtime::elapsed_ms(t0);
@@ -267,9 +274,7 @@ int execute(RunCommand& cmd) {
               {"outputs", outputs_json},
               {"warnings", warnings}};
     if (!expected.empty()) report["verify"] = verify_json;
-    std::ofstream out(cmd.json_path);
-    if (!out) fail("{}: cannot be written", cmd.json_path);
-    out << report.dump(2) << "\n";
+    json_out << report.dump(2) << "\n";
   }
   return all_ok ? 0 : int(ErrorCode::kVerifyFailed);
 }
