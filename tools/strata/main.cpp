@@ -4,15 +4,18 @@
 
 #include <CLI/CLI.hpp>
 #include <new>
+#include <vector>
 
-#include "run_command.h"
+#include "command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
   app.set_version_flag("--version", std::string("strata ") + strata::kVersion);
   app.require_subcommand(1);
-  strata::cli::RunCommand run;
-  strata::cli::add_run_command(app, run);
+  std::vector<strata::cli::Command> commands;
+#define STRATA_COMMAND(name) commands.push_back(strata::cli::add_##name##_command(app));
+#include "command_list.inc"
+#undef STRATA_COMMAND
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -26,7 +29,8 @@ int main(int argc, char** argv) {
     return int(strata::ErrorCode::kBadInput);
   }
   try {
-    if (app.got_subcommand("run")) return strata::cli::execute(run);
+    for (const strata::cli::Command& command : commands)
+      if (command.subcommand->parsed()) return command.execute();
   } catch (const strata::Error& e) {
     fmt::print(stderr, "strata: error: {}\n", e.what());
     return int(e.code());

@@ -1,6 +1,4 @@
 // `strata run MODEL`: load, bind inputs, prepare, warm up, time, verify, report.
-#include "run_command.h"
-
 #include <fmt/format.h>
 #include <strata/strata.h>
 
@@ -8,92 +6,30 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "command.h"
 #include "format.h"
+#include "model_options.h"
 
 namespace strata::cli {
 
-void add_run_command(CLI::App& app, RunCommand& options) {
-  RunCommand* cmd = &options;
-  CLI::App* sub = app.add_subcommand("run", "load, run, verify and time a model");
-  sub->add_option("model", cmd->model, "ONNX model file")->required();
-  sub->add_option("-i,--input", cmd->inputs,
-                  "input: name=FILE, FILE (bound in order) or name=[1,2,3]; "
-                  ".npy .pb .json .pgm .ppm .png .jpg");
-  sub->add_option("--shape", cmd->shapes, "fix an input's shape: name=1x3x224x224");
-  sub->add_option("--dim", cmd->dims, "give a named dynamic dimension a size: N=8");
-  sub->add_option("--seed", cmd->seed, "seed for random inputs")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--warmup", cmd->warmup,
-                  "warm-up runs (timed and printed, left out of the statistics)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--iter", cmd->iterations, "timed runs")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--threads", cmd->threads, "threads for the kernels")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  sub->add_option("--dump-outputs", cmd->dump_dir, "write each output to DIR/NAME.npy");
-  sub->add_option("--verify", cmd->verify_dir,
-                  "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
-  sub->add_option("--test-data", cmd->test_data_dir,
-                  "run an ONNX test_data_set folder (input_N.pb, output_N.pb; exit 1 on mismatch)");
-  sub->add_option("--rtol", cmd->rtol, "relative tolerance for --verify/--test-data")
-      ->capture_default_str();
-  sub->add_option("--atol", cmd->atol, "absolute tolerance for --verify/--test-data")
-      ->capture_default_str();
-  sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
-  sub->add_option("--max-memory", cmd->max_memory,
-                  "refuse to allocate more than this (e.g. 8G, 512M)")
-      ->capture_default_str();
-  sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
-}
-
 namespace {
 
-int64_t parse_bytes(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    fail("--max-memory: '{}' is not a size like 8G or 512M", text);
-  }
-  const std::string unit = text.substr(used);
-  double scale = 1;
-  if (unit == "K" || unit == "KiB")
-    scale = 1024.0;
-  else if (unit == "M" || unit == "MiB")
-    scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB")
-    scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty())
-    fail("--max-memory: unknown unit '{}' (use K, M or G)", unit);
-  if (!(value > 0) || value * scale > 9e18) fail("--max-memory: '{}' is out of range", text);
-  return int64_t(value * scale);
-}
-
-std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) fail("{}: '{}' must look like name=value", option, text);
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-bool has_nan(const Tensor& t) {
-  bool found = false;
-  visit_float(t.dtype(), [&]<class T>(Type<T>) {
-    for (int64_t i = 0; i < t.numel() && !found; ++i) found = std::isnan(float(t.data<T>()[i]));
-  });
-  return found;
-}
-
-nlohmann::json summary_json(const profiler::Summary& s) {
-  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"sd", s.sd},
-          {"p90", s.p90}, {"p99", s.p99},       {"max", s.max},   {"cv", s.cv}};
-}
+// The options of `strata run`, filled by CLI11.
+struct RunOptions {
+  ModelOptions model;
+  int warmup = 1;
+  int iterations = 10;
+  std::string dump_dir;
+  std::string verify_dir;
+  std::string test_data_dir;
+  std::string json_path;
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  bool quiet = false;
+};
 
 void print_times(const char* label, const std::vector<double>& ms) {
   std::string line;
@@ -102,9 +38,7 @@ void print_times(const char* label, const std::vector<double>& ms) {
   fmt::print("{:<11}{} ms\n", label, line);
 }
 
-}  // namespace
-
-int execute(RunCommand& cmd) {
+int execute_run(RunOptions& cmd) {
   nlohmann::json report;
   std::vector<std::string> warnings;
   auto warn = [&](const std::string& w) {
@@ -119,64 +53,24 @@ int execute(RunCommand& cmd) {
     if (!json_out) fail("{}: cannot be written", cmd.json_path);
   }
 
+  BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
+  const ir::Graph& graph = bound.loaded.graph;
+  const std::vector<Tensor>& inputs = bound.inputs;
+  const std::vector<std::string>& origins = bound.origins;
+  std::vector<Tensor> expected = std::move(bound.expected);
+  if (cmd.test_data_dir.empty() && !cmd.verify_dir.empty())
+    expected = runtime::read_expected_outputs(cmd.verify_dir, graph);
+  const std::vector<const Tensor*> input_ptrs = bound.input_pointers();
+  const double load_ms = bound.load_ms;
+  const int threads = cmd.model.threads;
+
   auto t0 = std::chrono::steady_clock::now();
-  runtime::Model loaded = runtime::load_model(cmd.model);
-  const double load_ms = runtime::elapsed_ms(t0);
-  for (const std::string& w : loaded.warnings) warn(w);
-  const ir::Graph& graph = loaded.graph;
-
-  // Inputs: a test_data_set folder, or the --input arguments with random values for the rest.
-  std::vector<Tensor> inputs;
-  std::vector<std::string> origins;
-  std::vector<Tensor> expected;
-  if (!cmd.test_data_dir.empty()) {
-    if (!cmd.inputs.empty()) fail("--test-data and --input cannot be combined");
-    runtime::TestData data = runtime::read_test_data(cmd.test_data_dir, graph);
-    inputs = std::move(data.inputs);
-    expected = std::move(data.expected);
-    origins.assign(inputs.size(), cmd.test_data_dir);
-  } else {
-    runtime::BindOptions bind;
-    for (const std::string& a : cmd.inputs) bind.inputs.push_back(runtime::parse_input_arg(a));
-    for (const std::string& s : cmd.shapes) {
-      auto [name, dims] = split_assignment(s, "--shape");
-      bind.shapes[name] = runtime::parse_shape(dims, "--shape " + name);
-    }
-    for (const std::string& d : cmd.dims) {
-      auto [name, value] = split_assignment(d, "--dim");
-      if (value.empty() || value.size() > 12 ||
-          value.find_first_not_of("0123456789") != std::string::npos)
-        fail("--dim {}: '{}' is not a size (a whole number like 8)", name, value);
-      bind.dims[name] = std::stoll(value);
-    }
-    bind.seed = cmd.seed;
-    for (runtime::BoundInput& b : runtime::bind_inputs(graph, bind)) {
-      inputs.push_back(std::move(b.tensor));
-      origins.push_back(std::move(b.origin));
-    }
-    if (!cmd.verify_dir.empty()) expected = runtime::read_expected_outputs(cmd.verify_dir, graph);
-  }
-
-  std::vector<runtime::InputSpec> specs;
-  std::vector<const Tensor*> input_ptrs;
-  for (const Tensor& t : inputs) {
-    specs.push_back({t.dtype(), t.shape()});
-    input_ptrs.push_back(&t);
-  }
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (has_nan(inputs[i]))
-      warn(fmt::format("input '{}' contains NaN", graph.values[size_t(graph.inputs[i])].name));
-
-  runtime::SessionOptions options;
-  options.threads = cmd.threads;
-  options.max_memory_bytes = parse_bytes(cmd.max_memory);
-  t0 = std::chrono::steady_clock::now();
-  runtime::Session session(graph, specs, options);
+  runtime::Session session(graph, bound.specs(), session_options(cmd.model));
   const double prepare_ms = runtime::elapsed_ms(t0);
   const runtime::PrepareStats& st = session.stats();
 
   if (!cmd.quiet) {
-    fmt::print("strata {} run: {}\n", kVersion, cmd.model);
+    fmt::print("strata {} run: {}\n", kVersion, cmd.model.model);
     fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", graph.ir_version, graph.opset,
                graph.nodes.size(),
                graph.producer_name.empty()
@@ -190,8 +84,7 @@ int execute(RunCommand& cmd) {
         "{:<11}{:.2f} ms ({} steps, {} folded, {} dynamic; arena {}, lower bound {}; "
         "threads {})\n",
         "prepare", prepare_ms, session.steps().size(), st.folded_nodes, st.dynamic_nodes,
-        human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)),
-        cmd.threads);
+        human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)), threads);
   }
 
   const runtime::RunTimings timings =
@@ -255,13 +148,13 @@ int execute(RunCommand& cmd) {
                              {"shape", inputs[i].shape()},
                              {"origin", origins[i]}});
     report = {{"strata_version", kVersion},
-              {"model", cmd.model},
-              {"threads", cmd.threads},
+              {"model", cmd.model.model},
+              {"threads", threads},
               {"load_ms", load_ms},
               {"prepare_ms", prepare_ms},
               {"warmup_ms", timings.warmup_ms},
               {"iterations_ms", timings.iterations_ms},
-              {"latency_ms", summary_json(s)},
+              {"latency_ms", report::summary_json(s)},
               {"throughput_per_s", throughput},
               {"plan",
                {{"steps", session.steps().size()},
@@ -277,6 +170,33 @@ int execute(RunCommand& cmd) {
     json_out << report.dump(2) << "\n";
   }
   return all_ok ? 0 : int(ErrorCode::kVerifyFailed);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto cmd = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "load, run, verify and time a model");
+  add_model_options(sub, cmd->model);
+  sub->add_option("--warmup", cmd->warmup,
+                  "warm-up runs (timed and printed, left out of the statistics)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--iter", cmd->iterations, "timed runs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--dump-outputs", cmd->dump_dir, "write each output to DIR/NAME.npy");
+  sub->add_option("--verify", cmd->verify_dir,
+                  "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
+  sub->add_option("--test-data", cmd->test_data_dir,
+                  "run an ONNX test_data_set folder (input_N.pb, output_N.pb; exit 1 on mismatch)");
+  sub->add_option("--rtol", cmd->rtol, "relative tolerance for --verify/--test-data")
+      ->capture_default_str();
+  sub->add_option("--atol", cmd->atol, "absolute tolerance for --verify/--test-data")
+      ->capture_default_str();
+  sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
+  sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
+  return {sub, [cmd] { return execute_run(*cmd); }};
 }
 
 }  // namespace strata::cli

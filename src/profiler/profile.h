@@ -1,0 +1,76 @@
+// A measured profile: what `strata profile` records and writes as JSON, and what `strata report`
+// and `strata diff` read back. The JSON form is documented in docs/profile-format.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace strata::profiler {
+
+inline constexpr int kProfileSchemaVersion = 1;
+
+// One row of the profile: an executed graph node, or a user scope (ScopedTimer).
+struct NodeProfile {
+  std::string name;     // ONNX node name (or scope path for user scopes)
+  std::string op_type;  // "Conv"; "scope" for user scopes
+  std::string kernel;   // implementation that ran ("reference", "onednn:brgconv", ...)
+  std::string layout;   // "nchw", "nChw16c", ... ("" when not applicable)
+  std::vector<std::string> input_shapes;   // "float32[1,3,224,224]"
+  std::vector<std::string> output_shapes;
+  // Static cost from the op's cost rule (one execution); has_cost false when the op has none.
+  bool has_cost = false;
+  double macs = 0, flops = 0, bytes_read = 0, bytes_written = 0;
+  // Predicted by the analyzer (same rules, no data): joined for "predicted vs measured".
+  double predicted_output_bytes = 0;
+  // Time of this node in every timed iteration, in order (ms). Index i ↔ Profile::iterations_ms[i].
+  std::vector<double> samples_ms;
+  // Offset of the node's start from its iteration's start, per timed iteration (ms; for traces).
+  // User scopes are not tied to iterations: theirs are offsets from the profile's time origin,
+  // one per call, like their samples_ms.
+  std::vector<double> start_offsets_ms;
+  int thread = 0;              // thread that dispatched the node
+  double first_run_ms = 0;     // its time in the very first (cold) inference
+  double isolated_median_ms = -1;  // --isolate: median when re-timed alone on warm caches (-1: not run)
+  // Allocations made during one steady-state execution.
+  int64_t heap_allocations = 0, heap_bytes = 0;  // operator new while the node ran
+  int64_t arena_bytes = 0;                       // planned arena bytes of its outputs
+};
+
+struct MachineInfo {
+  std::string cpu;          // model name
+  int logical_cpus = 0;
+  double peak_gflops = 0;   // measured FP32 peak for `threads` threads (0: unknown)
+  double peak_gbps = 0;     // measured memory bandwidth (stream triad)
+  std::string peaks_source; // "measured", "cache FILE", "" when unknown
+  std::string isa;          // instructions of the FLOP/s measurement: "avx512f", "avx2+fma", "scalar"
+};
+
+struct Profile {
+  int schema_version = kProfileSchemaVersion;
+  std::string strata_version;
+  std::string model;         // path as given
+  std::string model_sha256;
+  std::string created;       // ISO 8601 UTC
+  MachineInfo machine;
+  std::map<std::string, std::string> libraries;  // name → version, as built (library_versions())
+  int threads = 1;
+  int warmup = 0;
+  std::string options;       // the command line options, for the record
+  double load_ms = 0, prepare_ms = 0;
+  double first_iteration_ms = 0;         // the first (cold) inference, whole run
+  std::vector<double> iterations_ms;     // whole-run time per timed iteration (profiled)
+  std::vector<double> iteration_starts_ms;  // start of each timed iteration from the time origin
+  std::vector<double> unprofiled_ms;     // whole-run time per iteration without hooks
+  double overhead_pct = 0;               // (profiled median / unprofiled median - 1) * 100
+  // During the timed runs: process CPU time / wall time (100% = one core busy), and the busy share
+  // of all the machine's cores (0-100%); -1 when unknown.
+  double process_cpu_pct = 0;
+  double system_cpu_pct = 0;
+  int64_t peak_rss_bytes = 0;
+  bool heap_counted = true;  // false: heap allocation figures are unknown (AddressSanitizer build)
+  std::vector<NodeProfile> nodes;        // in execution order; user scopes after graph nodes
+};
+
+}  // namespace strata::profiler

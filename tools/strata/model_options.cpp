@@ -1,0 +1,134 @@
+#include "model_options.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace strata::cli {
+
+void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
+  sub->add_option("model", o.model, "ONNX model file")->required();
+  if (groups & kInputs)
+    sub->add_option("-i,--input", o.inputs,
+                    "input: name=FILE, FILE (bound in order) or name=[1,2,3]; "
+                    ".npy .pb .json .pgm .ppm .png .jpg");
+  sub->add_option("--shape", o.shapes, "fix an input's shape: name=1x3x224x224");
+  sub->add_option("--dim", o.dims, "give a named dynamic dimension a size: N=8");
+  if (groups & kInputs)
+    sub->add_option("--seed", o.seed, "seed for random inputs")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+  if (groups & kSession) {
+    sub->add_option("--threads", o.threads, "threads for the kernels")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 256));
+    sub->add_option("--max-memory", o.max_memory,
+                    "refuse to allocate more than this (e.g. 8G, 512M)")
+        ->capture_default_str();
+  }
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) fail("{}: '{}' must look like name=value", option, text);
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+int64_t parse_bytes(const std::string& text, const char* option) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    fail("{}: '{}' is not a size like 8G or 512M", option, text);
+  }
+  const std::string unit = text.substr(used);
+  double scale = 1;
+  if (unit == "K" || unit == "KiB")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty())
+    fail("{}: unknown unit '{}' (use K, M or G)", option, unit);
+  if (!(value > 0) || value * scale > 9e18) fail("{}: '{}' is out of range", option, text);
+  return int64_t(value * scale);
+}
+
+runtime::BindOptions bind_options(const ModelOptions& o) {
+  runtime::BindOptions bind;
+  for (const std::string& a : o.inputs) bind.inputs.push_back(runtime::parse_input_arg(a));
+  for (const std::string& s : o.shapes) {
+    auto [name, dims] = split_assignment(s, "--shape");
+    bind.shapes[name] = runtime::parse_shape(dims, "--shape " + name);
+  }
+  for (const std::string& d : o.dims) {
+    auto [name, value] = split_assignment(d, "--dim");
+    if (value.empty() || value.size() > 12 ||
+        value.find_first_not_of("0123456789") != std::string::npos)
+      fail("--dim {}: '{}' is not a size (a whole number like 8)", name, value);
+    bind.dims[name] = std::stoll(value);
+  }
+  bind.seed = o.seed;
+  return bind;
+}
+
+runtime::SessionOptions session_options(const ModelOptions& o) {
+  runtime::SessionOptions options;
+  options.threads = o.threads;
+  options.max_memory_bytes = parse_bytes(o.max_memory, "--max-memory");
+  return options;
+}
+
+std::vector<runtime::InputSpec> BoundModel::specs() const {
+  std::vector<runtime::InputSpec> specs;
+  for (const Tensor& t : inputs) specs.push_back({t.dtype(), t.shape()});
+  return specs;
+}
+
+std::vector<const Tensor*> BoundModel::input_pointers() const {
+  std::vector<const Tensor*> pointers;
+  for (const Tensor& t : inputs) pointers.push_back(&t);
+  return pointers;
+}
+
+namespace {
+bool has_nan(const Tensor& t) {
+  bool found = false;
+  visit_float(t.dtype(), [&]<class T>(Type<T>) {
+    for (int64_t i = 0; i < t.numel() && !found; ++i) found = std::isnan(float(t.data<T>()[i]));
+  });
+  return found;
+}
+}  // namespace
+
+BoundModel load_and_bind(const ModelOptions& options,
+                         const std::function<void(const std::string&)>& warn,
+                         const std::string& test_data_dir) {
+  BoundModel bound;
+  const auto t0 = std::chrono::steady_clock::now();
+  bound.loaded = runtime::load_model(options.model);
+  bound.load_ms = runtime::elapsed_ms(t0);
+  for (const std::string& w : bound.loaded.warnings) warn(w);
+  const ir::Graph& graph = bound.loaded.graph;
+  if (!test_data_dir.empty()) {
+    if (!options.inputs.empty()) fail("--test-data and --input cannot be combined");
+    runtime::TestData data = runtime::read_test_data(test_data_dir, graph);
+    bound.inputs = std::move(data.inputs);
+    bound.expected = std::move(data.expected);
+    bound.origins.assign(bound.inputs.size(), test_data_dir);
+  } else {
+    for (runtime::BoundInput& b : runtime::bind_inputs(graph, bind_options(options))) {
+      bound.inputs.push_back(std::move(b.tensor));
+      bound.origins.push_back(std::move(b.origin));
+    }
+  }
+  for (size_t i = 0; i < bound.inputs.size(); ++i)
+    if (has_nan(bound.inputs[i]))
+      warn(fmt::format("input '{}' contains NaN", graph.values[size_t(graph.inputs[i])].name));
+  return bound;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,60 @@
+// Options shared by the commands that load a model and bind its inputs (run, profile, analyze).
+#pragma once
+
+#include <strata/strata.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace strata::cli {
+
+struct ModelOptions {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::vector<std::string> shapes;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+  int threads = 1;
+  std::string max_memory = "16G";
+};
+
+// Which option groups a command takes besides the model path, --shape and --dim.
+enum ModelOptionGroups : unsigned {
+  kShapesOnly = 0,
+  kInputs = 1,   // --input, --seed
+  kSession = 2,  // --threads, --max-memory
+  kAllModelOptions = kInputs | kSession,
+};
+
+void add_model_options(CLI::App* sub, ModelOptions& options, unsigned groups = kAllModelOptions);
+
+// "name=value" split at the first '='; fails naming the option otherwise.
+std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option);
+// --input, --shape, --dim and --seed as the runtime's binding options.
+runtime::BindOptions bind_options(const ModelOptions& options);
+// --threads and --max-memory as session options.
+runtime::SessionOptions session_options(const ModelOptions& options);
+// "8G", "512M", "1024" → bytes; fails naming `option`.
+int64_t parse_bytes(const std::string& text, const char* option);
+
+// A loaded model with its inputs bound (from files, inline values or random).
+struct BoundModel {
+  runtime::Model loaded;
+  double load_ms = 0;
+  std::vector<Tensor> inputs;
+  std::vector<std::string> origins;  // where each input came from
+  std::vector<Tensor> expected;      // expected outputs, from a test_data_set folder
+  std::vector<runtime::InputSpec> specs() const;
+  std::vector<const Tensor*> input_pointers() const;
+};
+
+// Loads options.model and binds its inputs, or reads them with the expected outputs from an ONNX
+// test_data_set folder when `test_data_dir` is given. `warn` receives each warning.
+BoundModel load_and_bind(const ModelOptions& options,
+                         const std::function<void(const std::string&)>& warn,
+                         const std::string& test_data_dir = "");
+
+}  // namespace strata::cli
