@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/layout.h"
 
 namespace strata {
 
@@ -35,6 +36,10 @@ class Tensor {
   int64_t dim(int64_t i) const { return shape_[size_t(i)]; }
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return size_t(numel_) * dtype_size(dtype_); }
+  // Element order in memory: plain row-major unless a fast kernel chose another layout inside a
+  // session (a blocked buffer holds layout_bytes(), more than nbytes() when channels are padded).
+  Layout layout() const { return layout_; }
+  void set_layout(Layout layout) { layout_ = layout; }
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
@@ -69,6 +74,7 @@ class Tensor {
   int64_t numel_ = 0;
   void* data_ = nullptr;
   std::shared_ptr<void> owner_;
+  Layout layout_ = Layout::kPlain;
 };
 
 template <class T>

@@ -35,6 +35,9 @@ struct Value {
   Shape shape;
   bool shape_known = false;                // false until shape inference (or the file) fills it
   std::shared_ptr<const Tensor> constant;  // initializer, Constant output or folded value
+  // From the file's initializers (a parameter). Its `constant` may be null when the model was
+  // loaded without reading weights (analysis); dtype and shape are known all the same.
+  bool is_initializer = false;
   int32_t producer = -1;                   // node index, -1 for graph inputs and initializers
   bool is_graph_input = false;
   bool is_graph_output = false;
@@ -47,6 +50,9 @@ struct Node {
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
   std::map<std::string, Attribute> attributes;
+  // Names of the model's nodes this node stands for after a fusion pass (empty: only itself), so
+  // that profiles can attribute its time back to the original ONNX nodes.
+  std::vector<std::string> fused_from;
 };
 
 struct Graph {

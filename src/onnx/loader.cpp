@@ -9,7 +9,8 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "onnx/file_util.h"
+#include "onnx/mapped_file.h"
+#include "onnx/model_skeleton.h"
 #include "onnx/tensor_proto.h"
 
 namespace strata::onnx_import {
@@ -22,7 +23,7 @@ bool is_default_domain(const std::string& domain) {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const std::string& path, const std::string& dir) : path_(path), dir_(dir) {}
+  GraphBuilder(const std::string& path, TensorReader& tensors) : path_(path), tensors_(tensors) {}
 
   ir::ValueId add_value(const std::string& name) {
     auto [it, inserted] = ids_.try_emplace(name, ir::ValueId(graph.values.size()));
@@ -79,8 +80,9 @@ class GraphBuilder {
         break;
       case onnx::AttributeProto::TENSOR:
         out.kind = K::kTensor;
-        out.t = tensor_from_proto(
-            a.t(), dir_, fmt::format("attribute '{}' of {} in {}", a.name(), node_label, path_));
+        // Attribute tensors (Constant values) are parsed with their node and always read.
+        out.t = tensors_.read_all(
+            a.t(), fmt::format("attribute '{}' of {} in {}", a.name(), node_label, path_));
         break;
       case onnx::AttributeProto::FLOATS:
         out.kind = K::kFloats;
@@ -105,25 +107,34 @@ class GraphBuilder {
 
  private:
   const std::string& path_;
-  const std::string& dir_;
+  TensorReader& tensors_;
   std::unordered_map<std::string, ir::ValueId> ids_;
 };
 
 }  // namespace
 
-LoadResult load_model(const std::string& path) {
-  const std::string bytes = read_file_bytes(path, "an ONNX model");
-  onnx::ModelProto model;
-  if (!model.ParseFromString(bytes))
+LoadResult load_model(const std::string& path, const LoadOptions& options) {
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path, "an ONNX model");
+  // Not reading weights, pages the walk touches (each initializer's first and last bytes) are
+  // released as it goes: the resident set stays near the size of the graph, not of the file.
+  std::function<void(std::string_view)> release;
+  if (!options.read_weights)
+    release = [&](std::string_view done) {
+      file->done_with_pages_of(size_t(done.data() - file->bytes().data()), done.size());
+    };
+  ModelSkeleton skeleton;
+  if (!parse_model_skeleton(file->bytes(), skeleton, release))
     fail("{}: not a valid ONNX model (the file is truncated, corrupt or not ONNX)", path);
+  const onnx::ModelProto& model = skeleton.model;
   if (!model.has_graph()) fail("{}: not a valid ONNX model (it has no graph)", path);
   if (model.ir_version() < 3)
     fail("{}: IR version {} is too old (strata reads IR 3 and later)", path, model.ir_version());
+  if (options.read_weights) file->will_need(0, file->size());  // start reading ahead
 
   LoadResult result;
   const std::string parent = std::filesystem::path(path).parent_path().string();
-  const std::string dir = parent.empty() ? std::string(".") : parent;
-  GraphBuilder b(path, dir);
+  TensorReader tensors(file, parent.empty() ? std::string(".") : parent);
+  GraphBuilder b(path, tensors);
   ir::Graph& g = b.graph;
   g.ir_version = model.ir_version();
   g.producer_name = model.producer_name();
@@ -148,21 +159,26 @@ LoadResult load_model(const std::string& path) {
 
   const onnx::GraphProto& gp = model.graph();
   g.graph_name = gp.name();
-  for (const auto& init : gp.initializer()) {
-    const ir::ValueId id = b.add_value(init.name());
+  ReadPolicy policy;
+  if (!options.read_weights)
+    policy = {kSmallInitializerBytes, /*tolerate_missing_external=*/true, /*views=*/false};
+  for (InitializerSkeleton& init : skeleton.initializers) {
+    const std::string& name = init.proto.name();
+    const ir::ValueId id = b.add_value(name);
     ir::Value& v = g.values[size_t(id)];
-    if (v.constant) fail("{}: initializer '{}' is defined twice", path, init.name());
-    auto t = std::make_shared<const Tensor>(
-        tensor_from_proto(init, dir, fmt::format("{}: initializer '{}'", path, init.name())));
-    v.dtype = t->dtype();
-    v.shape = Shape::of(t->shape());
+    if (v.is_initializer) fail("{}: initializer '{}' is defined twice", path, name);
+    LoadedTensor t = tensors.read(init.proto, init.raw_data,
+                                  fmt::format("{}: initializer '{}'", path, name), policy);
+    v.is_initializer = true;
+    v.dtype = t.dtype;
+    v.shape = Shape::of(t.dims);
     v.shape_known = true;
-    v.constant = std::move(t);
+    if (t.data) v.constant = std::make_shared<const Tensor>(std::move(*t.data));
   }
   for (const auto& in : gp.input()) {
     const ir::ValueId id = b.add_value(in.name());
     ir::Value& v = g.values[size_t(id)];
-    if (v.constant) continue;  // an initializer listed as an input: a constant with a default
+    if (v.is_initializer) continue;  // listed as an input too: a constant with a default
     if (v.is_graph_input) fail("{}: graph input '{}' is listed twice", path, in.name());
     b.read_type(in.type(), v, "input");
     v.is_graph_input = true;
@@ -187,7 +203,7 @@ LoadResult load_model(const std::string& path) {
           np.output(j).empty() ? fmt::format("{}:unused_output_{}", node.name, j) : np.output(j);
       const ir::ValueId id = b.add_value(name);
       const ir::Value& v = g.values[size_t(id)];
-      if (!produced.insert(name).second || v.constant || v.is_graph_input)
+      if (!produced.insert(name).second || v.is_initializer || v.is_graph_input)
         fail("{}: value '{}' is produced more than once ({} writes it again)", path, name, label);
       node.outputs.push_back(id);
     }
@@ -197,7 +213,7 @@ LoadResult load_model(const std::string& path) {
     for (ir::ValueId id : node.inputs) {
       if (id == ir::kNoValue) continue;
       const ir::Value& v = g.values[size_t(id)];
-      if (!v.constant && !v.is_graph_input && !produced.count(v.name))
+      if (!v.is_initializer && !v.is_graph_input && !produced.count(v.name))
         fail("{}: {} node '{}' reads '{}', which no node, input or initializer defines", path,
              node.op_type, node.name, v.name);
     }
@@ -207,7 +223,7 @@ LoadResult load_model(const std::string& path) {
   for (const auto& info : gp.value_info()) {
     const ir::ValueId id = b.add_value(info.name());
     ir::Value& v = g.values[size_t(id)];
-    if (v.constant || v.is_graph_input || !produced.count(info.name())) continue;
+    if (v.is_initializer || v.is_graph_input || !produced.count(info.name())) continue;
     if (info.has_type() && info.type().has_tensor_type() &&
         info.type().tensor_type().elem_type() != 0)
       b.read_type(info.type(), v, "value_info");
@@ -215,7 +231,7 @@ LoadResult load_model(const std::string& path) {
   for (const auto& out : gp.output()) {
     const ir::ValueId id = b.add_value(out.name());
     ir::Value& v = g.values[size_t(id)];
-    if (!v.constant && !v.is_graph_input && !produced.count(out.name()))
+    if (!v.is_initializer && !v.is_graph_input && !produced.count(out.name()))
       fail("{}: graph output '{}' is not produced by any node", path, out.name());
     if (!v.shape_known && out.has_type() && out.type().has_tensor_type() &&
         out.type().tensor_type().elem_type() != 0)
@@ -230,6 +246,8 @@ LoadResult load_model(const std::string& path) {
     throw Error(e.code(), fmt::format("{}: {}", path, e.what()));
   }
   result.graph = std::move(g);
+  result.warnings.insert(result.warnings.end(), tensors.warnings().begin(),
+                         tensors.warnings().end());
   return result;
 }
 

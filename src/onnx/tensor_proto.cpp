@@ -4,11 +4,9 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/checked.h"
 #include "core/error.h"
-#include "onnx/file_util.h"
 
 namespace strata::onnx_import {
 
@@ -17,8 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Resolves an external data location, refusing anything that could leave the model's folder.
-fs::path resolve_external(const std::string& location, const std::string& model_dir,
-                          const std::string& what) {
+// Returns nullopt when the file does not exist (the caller decides whether that is an error).
+std::optional<fs::path> resolve_external(const std::string& location, const std::string& model_dir,
+                                         const std::string& what) {
   if (model_dir.empty()) fail("{}: external data is not allowed here", what);
   const fs::path rel(location);
   if (location.empty()) fail("{}: external data has an empty location", what);
@@ -29,48 +28,33 @@ fs::path resolve_external(const std::string& location, const std::string& model_
   const fs::path dir = fs::canonical(model_dir, ec);
   if (ec) fail("{}: cannot resolve the model's folder '{}'", what, model_dir);
   const fs::path full = dir / rel;
-  if (!fs::exists(full, ec)) fail("{}: external data file '{}' does not exist", what, full.string());
+  if (!fs::exists(full, ec)) return std::nullopt;
   const fs::path real = fs::canonical(full, ec);
   if (ec) fail("{}: cannot resolve external data file '{}'", what, full.string());
   const auto [dir_end, real_it] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
   if (dir_end != dir.end())
     fail("{}: external data file '{}' is a link that leaves the model's folder", what, location);
-  if (!fs::is_regular_file(real)) fail("{}: external data '{}' is not a regular file", what, location);
+  if (!fs::is_regular_file(real))
+    fail("{}: external data '{}' is not a regular file", what, location);
   return real;
 }
 
-// Checks the external file holds the tensor's bytes before allocating anything, then reads them.
-Tensor read_external(const onnx::TensorProto& proto, const std::string& model_dir,
-                     const std::string& what, DType dtype, const std::vector<int64_t>& dims,
-                     int64_t expected_bytes) {
-  std::string location;
-  int64_t offset = 0;
-  int64_t length = -1;
-  for (const auto& entry : proto.external_data()) {
-    try {
-      if (entry.key() == "location") location = entry.value();
-      if (entry.key() == "offset") offset = std::stoll(entry.value());
-      if (entry.key() == "length") length = std::stoll(entry.value());
-    } catch (const std::exception&) {
-      fail("{}: external data '{}' is not a number ('{}')", what, entry.key(), entry.value());
-    }
-  }
-  const fs::path path = resolve_external(location, model_dir, what);
-  if (offset < 0) fail("{}: external data offset {} is negative", what, offset);
-  if (length >= 0 && length != expected_bytes)
-    fail("{}: external data length {} does not match its shape ({} bytes)", what, length,
-         expected_bytes);
-  std::error_code ec;
-  const uintmax_t file_size = fs::file_size(path, ec);
-  if (ec) fail("{}: cannot read the size of '{}'", what, path.string());
-  if (uintmax_t(offset) > file_size || uintmax_t(expected_bytes) > file_size - uintmax_t(offset))
-    fail("{}: external data needs bytes {}..{} but '{}' has only {} bytes", what, offset,
-         offset + expected_bytes, location, file_size);
-  Tensor t = Tensor::zeros(dtype, dims);
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(offset);
-  in.read(static_cast<char*>(t.raw()), expected_bytes);
-  if (!in) fail("{}: read error in external data file '{}'", what, location);
+// The `bytes` bytes at `offset` in `file` as a tensor: a view of the file where the policy allows
+// and the address suits the element type (the file is mapped at a page boundary, so the offset
+// decides), else a copy.
+Tensor tensor_at(const std::shared_ptr<const MappedFile>& file, size_t offset, DType dtype,
+                 std::vector<int64_t> dims, int64_t bytes, const ReadPolicy& policy) {
+  if (bytes == 0) return Tensor::zeros(dtype, std::move(dims));
+  const char* at = file->bytes().data() + offset;
+  if (policy.views && reinterpret_cast<uintptr_t>(at) % dtype_size(dtype) == 0)
+    return Tensor::view(dtype, std::move(dims), const_cast<char*>(at), view_owner(file, at));
+  Tensor t = Tensor::zeros(dtype, std::move(dims));
+  std::memcpy(t.raw(), at, size_t(bytes));
+  // The copy is what stays resident. Views of neighbouring bytes may still be wanted when running.
+  if (policy.views)
+    file->done_with(offset, size_t(bytes));
+  else
+    file->done_with_pages_of(offset, size_t(bytes));
   return t;
 }
 
@@ -93,41 +77,17 @@ void copy_bits16(const google::protobuf::RepeatedField<int32_t>& field, Tensor& 
   for (int64_t i = 0; i < t.numel(); ++i) dst[i].bits = uint16_t(field.Get(int(i)));
 }
 
-}  // namespace
-
-Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& model_dir,
+// The typed fields (float_data, int64_data...): the total count must match before anything is
+// allocated, and the values must sit in the field the dtype uses.
+Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
+                         const std::vector<int64_t>& dims, int64_t numel, bool read,
                          const std::string& what) {
-  DType dtype;
-  if (proto.data_type() == onnx::TensorProto::STRING) fail("{}: string tensors are not supported", what);
-  if (!dtype_from_onnx(proto.data_type(), &dtype))
-    fail("{}: data type {} is not supported", what, proto.data_type());
-  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : dims)
-    if (d < 0) fail("{}: dimension {} is negative", what, d);
-  int64_t numel = 1;
-  int64_t bytes = 0;
-  try {
-    numel = checked_numel(dims);
-    bytes = checked_mul(numel, int64_t(dtype_size(dtype)));
-  } catch (const Error&) {
-    fail("{}: shape is too large", what);
-  }
-
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
-    return read_external(proto, model_dir, what, dtype, dims, bytes);
-  if (proto.has_raw_data()) {
-    if (int64_t(proto.raw_data().size()) != bytes)
-      fail("{}: raw data has {} bytes but its shape needs {}", what, proto.raw_data().size(), bytes);
-    Tensor t = Tensor::zeros(dtype, dims);
-    if (bytes) std::memcpy(t.raw(), proto.raw_data().data(), size_t(bytes));
-    return t;
-  }
-  // Typed fields: the total count must match before anything is allocated.
   const int64_t available = proto.float_data_size() + proto.int32_data_size() +
                             proto.int64_data_size() + proto.double_data_size() +
                             proto.uint64_data_size();
   if (available != numel)
     fail("{}: holds {} values but its shape needs {}", what, available, numel);
+  if (!read) return Tensor();
   Tensor t = Tensor::zeros(dtype, dims);
   switch (dtype) {
     case DType::kF32: copy_field<float>(proto.float_data(), t, what, "float_data"); break;
@@ -148,10 +108,114 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& mode
   return t;
 }
 
+}  // namespace
+
+TensorReader::TensorReader(std::shared_ptr<const MappedFile> model_file, std::string model_dir)
+    : model_file_(std::move(model_file)), model_dir_(std::move(model_dir)) {}
+
+const TensorReader::ExternalFile& TensorReader::external_file(const std::string& location,
+                                                              const std::string& what,
+                                                              const ReadPolicy& policy) {
+  if (auto it = external_.find(location); it != external_.end()) {
+    if (!it->second.file && !policy.tolerate_missing_external)
+      fail("{}: external data file '{}' does not exist", what, it->second.path);
+    return it->second;
+  }
+  const std::optional<fs::path> path = resolve_external(location, model_dir_, what);
+  ExternalFile entry{(fs::path(model_dir_) / location).string(), nullptr};
+  if (path) {
+    entry.file = MappedFile::open(path->string(), "external data", /*allow_empty=*/true);
+  } else {
+    if (!policy.tolerate_missing_external)
+      fail("{}: external data file '{}' does not exist", what, entry.path);
+    warnings_.push_back(fmt::format(
+        "{}: external data file '{}' does not exist; the tensors it holds are loaded without data",
+        what, entry.path));
+  }
+  return external_.emplace(location, std::move(entry)).first->second;
+}
+
+// Checks the external file holds the tensor's bytes before allocating anything, then views or
+// copies them.
+LoadedTensor TensorReader::read_external(const onnx::TensorProto& proto, LoadedTensor t,
+                                         int64_t bytes, const std::string& what,
+                                         const ReadPolicy& policy) {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;
+  for (const auto& entry : proto.external_data()) {
+    try {
+      if (entry.key() == "location") location = entry.value();
+      if (entry.key() == "offset") offset = std::stoll(entry.value());
+      if (entry.key() == "length") length = std::stoll(entry.value());
+    } catch (const std::exception&) {
+      fail("{}: external data '{}' is not a number ('{}')", what, entry.key(), entry.value());
+    }
+  }
+  const ExternalFile& external = external_file(location, what, policy);
+  if (offset < 0) fail("{}: external data offset {} is negative", what, offset);
+  if (length >= 0 && length != bytes)
+    fail("{}: external data length {} does not match its shape ({} bytes)", what, length, bytes);
+  if (!external.file) return t;  // missing, tolerated: dtype and shape only
+  const uint64_t file_size = external.file->size();
+  if (uint64_t(offset) > file_size || uint64_t(bytes) > file_size - uint64_t(offset))
+    fail("{}: external data needs bytes {}..{} but '{}' has only {} bytes", what, offset,
+         offset + bytes, location, file_size);
+  if (bytes <= policy.max_bytes)
+    t.data = tensor_at(external.file, size_t(offset), t.dtype, t.dims, bytes, policy);
+  return t;
+}
+
+LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<std::string_view> raw,
+                                const std::string& what, const ReadPolicy& policy) {
+  LoadedTensor t;
+  if (proto.data_type() == onnx::TensorProto::STRING)
+    fail("{}: string tensors are not supported", what);
+  if (!dtype_from_onnx(proto.data_type(), &t.dtype))
+    fail("{}: data type {} is not supported", what, proto.data_type());
+  t.dims.assign(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : t.dims)
+    if (d < 0) fail("{}: dimension {} is negative", what, d);
+  int64_t numel = 1;
+  int64_t bytes = 0;
+  try {
+    numel = checked_numel(t.dims);
+    bytes = checked_mul(numel, int64_t(dtype_size(t.dtype)));
+  } catch (const Error&) {
+    fail("{}: shape is too large", what);
+  }
+  const bool read_data = bytes <= policy.max_bytes;
+
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return read_external(proto, std::move(t), bytes, what, policy);
+  if (!raw && !proto.has_raw_data()) {
+    Tensor typed = from_typed_fields(proto, t.dtype, t.dims, numel, read_data, what);
+    if (read_data) t.data = std::move(typed);
+    return t;
+  }
+  const std::string_view bytes_found = raw ? *raw : std::string_view(proto.raw_data());
+  if (int64_t(bytes_found.size()) != bytes)
+    fail("{}: raw data has {} bytes but its shape needs {}", what, bytes_found.size(), bytes);
+  if (!read_data) return t;
+  if (raw) {
+    if (!model_file_) fail_internal("{}: raw bytes given without the model file", what);
+    t.data = tensor_at(model_file_, size_t(raw->data() - model_file_->bytes().data()), t.dtype,
+                       t.dims, bytes, policy);
+  } else {  // bytes owned by `proto`, which may die before the tensor: copy
+    t.data = Tensor::zeros(t.dtype, t.dims);
+    if (bytes) std::memcpy(t.data->raw(), bytes_found.data(), size_t(bytes));
+  }
+  return t;
+}
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& model_dir,
+                         const std::string& what) {
+  return TensorReader(nullptr, model_dir).read_all(proto, what);
+}
+
 Tensor read_tensor_pb(const std::string& path) {
-  const std::string bytes = read_file_bytes(path, "a tensor file");
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path, "a tensor file");
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes))
+  if (file->size() > INT32_MAX || !proto.ParseFromArray(file->bytes().data(), int(file->size())))
     fail("{}: not a valid ONNX TensorProto (truncated or another format)", path);
   return tensor_from_proto(proto, "", path);
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ops/activation.h"
 #include "ops/elementwise_kernels.h"
 #include "ops/op.h"
 
@@ -50,6 +51,20 @@ C no_upper_bound() {
 class FloatActivationOp final : public Op {
  public:
   enum class Kind { kElu, kGelu, kGeluTanh, kHardSigmoid, kHardSwish, kLeakyRelu, kSelu };
+
+  std::optional<ActivationOfOp> activation() const {
+    using K = ActivationKind;
+    switch (kind_) {
+      case Kind::kElu: return ActivationOfOp{{K::kElu, alpha_}};
+      case Kind::kGelu: return ActivationOfOp{{K::kGelu}};
+      case Kind::kGeluTanh: return ActivationOfOp{{K::kGeluTanh}};
+      case Kind::kHardSigmoid: return ActivationOfOp{{K::kHardSigmoid, alpha_, beta_}};
+      case Kind::kHardSwish: return ActivationOfOp{{K::kHardSwish}};
+      case Kind::kLeakyRelu: return ActivationOfOp{{K::kLeakyRelu, alpha_}};
+      case Kind::kSelu: return std::nullopt;
+    }
+    return std::nullopt;
+  }
 
   explicit FloatActivationOp(const NodeInfo& node) {
     const std::string& type = node.op_type();
@@ -137,6 +152,14 @@ class FloatActivationOp final : public Op {
 // Clip: bounds are attributes before opset 11, optional scalar inputs from opset 11.
 class ClipOp final : public Op {
  public:
+  ActivationOfOp activation() const {
+    if (bounds_are_inputs_)
+      return {{ActivationKind::kClip, std::numeric_limits<float>::lowest(),
+               std::numeric_limits<float>::max()},
+              true};
+    return {{ActivationKind::kClip, float(min_), float(max_)}, false};
+  }
+
   explicit ClipOp(const NodeInfo& node) : bounds_are_inputs_(node.opset() >= 11) {
     if (!bounds_are_inputs_) {
       min_ = node.attr_float("min", std::numeric_limits<float>::lowest());
@@ -262,6 +285,12 @@ class PReluOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<ActivationOfOp> activation_of(const Op& op) {
+  if (const auto* clip = dynamic_cast<const ClipOp*>(&op)) return clip->activation();
+  if (const auto* f = dynamic_cast<const FloatActivationOp*>(&op)) return f->activation();
+  return std::nullopt;
+}
 
 std::unique_ptr<Op> make_activation(const NodeInfo& node) {
   if (node.op_type() == "Clip") return std::make_unique<ClipOp>(node);

@@ -6,8 +6,9 @@
 
 #include <algorithm>
 
+#include "ops/conv.h"
+
 #include "core/checked.h"
-#include "ops/conv_geometry.h"
 
 namespace strata::ops {
 
@@ -65,16 +66,14 @@ void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, ConvPlan& pl
 
 class ConvOp final : public Op {
  public:
-  explicit ConvOp(const NodeInfo& node) : attrs_(node), group_(node.attr_int("group", 1)) {
-    if (group_ <= 0 || group_ > kMaxElements)
-      fail("attribute 'group' must be in [1, {}], got {}", kMaxElements, group_);
-  }
+  explicit ConvOp(const NodeInfo& node) : attrs_(node) {}
+  const ConvAttributes& attributes() const { return attrs_; }
 
   void infer(InferContext& ctx) const override {
     check_conv_inputs(ctx);
     const Shape& w = ctx.shape(1);
     check_bias_size(ctx, w[0]);
-    const Window window = resolve_conv_window(attrs_, ctx.shape(0), w);
+    const Window window = resolve_conv_window(attrs_.window, ctx.shape(0), w);
     ctx.set_output(0, ctx.dtype(0), output_shape(window, ctx.shape(0), w));
   }
 
@@ -93,7 +92,8 @@ class ConvOp final : public Op {
     ConvPlan& plan = plan_for(x, w, y);
     if (b && b->numel() != w.dim(0))
       fail("bias B has {} values but there are {} output channels", b->numel(), w.dim(0));
-    visit_float(x.dtype(), [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, plan, group_, y); });
+    visit_float(x.dtype(),
+                [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, plan, attrs_.group, y); });
   }
 
  private:
@@ -103,7 +103,7 @@ class ConvOp final : public Op {
     if (plan_.x_shape == x.shape() && plan_.w_shape == w.shape() && plan_.threads == threads)
       return plan_;
     const Shape x_shape = Shape::of(x.shape()), w_shape = Shape::of(w.shape());
-    Window window = resolve_conv_window(attrs_, x_shape, w_shape);
+    Window window = resolve_conv_window(attrs_.window, x_shape, w_shape);
     // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
     if (output_shape(window, x_shape, w_shape) != Shape::of(y.shape()))
       fail("output shape {} does not match the inputs", y.shape_str());
@@ -122,25 +122,36 @@ class ConvOp final : public Op {
 
   // [N, M, output spatial...], after checking X's channels against W's and the groups.
   Shape output_shape(const Window& window, const Shape& x, const Shape& w) const {
+    const int64_t group = attrs_.group;
     const Dim& channels = x[1];
     if (channels.is_static() && w[1].is_static() &&
-        channels.value() != checked_mul(w[1].value(), group_))
+        channels.value() != checked_mul(w[1].value(), group))
       fail("X has {} channels but W expects {} per group x {} groups", channels.value(),
-           w[1].value(), group_);
-    if (w[0].is_static() && w[0].value() % group_ != 0)
-      fail("W has {} output channels, not a multiple of group {}", w[0].value(), group_);
+           w[1].value(), group);
+    if (w[0].is_static() && w[0].value() % group != 0)
+      fail("W has {} output channels, not a multiple of group {}", w[0].value(), group);
     Shape out{x[0], w[0]};
     for (size_t d = 0; d < window.rank(); ++d)
       out.push_back(window_output_dim(window, d, x[int64_t(d) + 2]));
     return out;
   }
 
-  WindowAttrs attrs_;
-  int64_t group_;
+  ConvAttributes attrs_;
   mutable ConvPlan plan_;  // a cache: the op runs on one thread of control at a time
 };
 
 }  // namespace
+
+ConvAttributes::ConvAttributes(const NodeInfo& node)
+    : window(node), group(node.attr_int("group", 1)) {
+  if (group <= 0 || group > kMaxElements)
+    fail("attribute 'group' must be in [1, {}], got {}", kMaxElements, group);
+}
+
+const ConvAttributes* conv_attributes(const Op& op) {
+  const auto* conv = dynamic_cast<const ConvOp*>(&op);
+  return conv ? &conv->attributes() : nullptr;
+}
 
 std::unique_ptr<Op> make_conv(const NodeInfo& node) {
   return std::make_unique<ConvOp>(node);

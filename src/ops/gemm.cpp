@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ops/gemm.h"
 #include "ops/op.h"
 #include "ops/reduce_util.h"
 
@@ -67,6 +68,8 @@ void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a
 
 class GemmOp final : public Op {
  public:
+  GemmAttributes attributes() const { return {trans_a_, trans_b_, float(alpha_), float(beta_)}; }
+
   explicit GemmOp(const NodeInfo& node)
       : trans_a_(node.attr_int("transA", 0) != 0),
         trans_b_(node.attr_int("transB", 0) != 0),
@@ -153,6 +156,12 @@ class GemmOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<GemmAttributes> gemm_attributes(const Op& op) {
+  const auto* gemm = dynamic_cast<const GemmOp*>(&op);
+  if (!gemm) return std::nullopt;
+  return gemm->attributes();
+}
 
 std::unique_ptr<Op> make_gemm(const NodeInfo& node) {
   return std::make_unique<GemmOp>(node);

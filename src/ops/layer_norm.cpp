@@ -6,6 +6,7 @@
 // scale 1, shift 1 when B is present; param_bytes = bytes of the constant Scale and B.
 #include "ops/broadcast.h"
 #include "ops/conv_geometry.h"
+#include "ops/layer_norm.h"
 
 namespace strata::ops {
 
@@ -36,6 +37,10 @@ std::vector<double> expand_to(const Tensor& t, const std::vector<int64_t>& shape
 
 class LayerNormOp final : public Op {
  public:
+  LayerNormAttributes attributes() const {
+    return {axis_, epsilon_, want_mean_ || want_inv_std_dev_};
+  }
+
   explicit LayerNormOp(const NodeInfo& node)
       : axis_(node.attr_int("axis", -1)),
         epsilon_(node.attr_float("epsilon", 1e-5f)),
@@ -120,6 +125,12 @@ class LayerNormOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op) {
+  const auto* norm = dynamic_cast<const LayerNormOp*>(&op);
+  if (!norm) return std::nullopt;
+  return norm->attributes();
+}
 
 std::unique_ptr<Op> make_layer_norm(const NodeInfo& node) {
   return std::make_unique<LayerNormOp>(node);

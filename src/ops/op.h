@@ -23,6 +23,7 @@ struct Meta {
   DType dtype = DType::kUndefined;
   Shape shape;
   std::shared_ptr<const Tensor> value;
+  bool is_initializer = false;  // a weight from the file, even when its value was not read
   bool present() const { return dtype != DType::kUndefined; }
 };
 
@@ -123,7 +124,9 @@ class CostContext {
   double bytes_out(size_t i) const;
   double all_input_bytes() const;
   double all_output_bytes() const;
-  bool is_constant_input(size_t i) const { return has_input(i) && inputs_[i]->value != nullptr; }
+  bool is_constant_input(size_t i) const {
+    return has_input(i) && (inputs_[i]->value != nullptr || inputs_[i]->is_initializer);
+  }
 
  private:
   const std::vector<const Meta*>& inputs_;

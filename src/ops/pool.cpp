@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "ops/conv_geometry.h"
+#include "ops/pool.h"
 
 namespace strata::ops {
 
@@ -57,6 +58,10 @@ struct PoolPlan {
 
 class PoolOp final : public Op {
  public:
+  PoolAttributes attributes() const {
+    return {is_max_, &attrs_, count_include_pad_, want_indices_};
+  }
+
   explicit PoolOp(const NodeInfo& node)
       : is_max_(node.op_type() == "MaxPool"),
         attrs_(node),
@@ -201,6 +206,12 @@ class PoolOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<PoolAttributes> pool_attributes(const Op& op) {
+  const auto* pool = dynamic_cast<const PoolOp*>(&op);
+  if (!pool) return std::nullopt;
+  return pool->attributes();
+}
 
 std::unique_ptr<Op> make_pool(const NodeInfo& node) {
   return std::make_unique<PoolOp>(node);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/op.h"
+#include "ops/softmax.h"
 #include "ops/reduce_util.h"
 
 namespace strata::ops {
@@ -32,6 +33,8 @@ void softmax_kernel(const Tensor& in, const AxisSplit& s, bool log, Tensor& out)
 
 class SoftmaxOp final : public Op {
  public:
+  SoftmaxAttributes attributes() const { return {log_, coerce_2d_, axis_}; }
+
   explicit SoftmaxOp(const NodeInfo& node)
       : log_(node.op_type() == "LogSoftmax"),
         coerce_2d_(node.opset() < 13),
@@ -75,6 +78,12 @@ class SoftmaxOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<SoftmaxAttributes> softmax_attributes(const Op& op) {
+  const auto* softmax = dynamic_cast<const SoftmaxOp*>(&op);
+  if (!softmax) return std::nullopt;
+  return softmax->attributes();
+}
 
 std::unique_ptr<Op> make_softmax(const NodeInfo& node) {
   return std::make_unique<SoftmaxOp>(node);

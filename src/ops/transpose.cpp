@@ -1,4 +1,6 @@
 // Transpose: permutes the axes; the default permutation reverses them.
+#include "ops/transpose.h"
+
 #include "ops/layout_util.h"
 
 namespace strata::ops {
@@ -22,17 +24,6 @@ class TransposeOp final : public Op {
     return data_movement_cost(ctx);
   }
 
-  void run(KernelContext& ctx) const override {
-    const Tensor& src = ctx.input(0);
-    Tensor& dst = ctx.output(0);
-    const std::vector<int64_t> perm = permutation(src.rank());
-    const std::vector<int64_t> src_strides = row_major_strides(src.shape());
-    std::vector<int64_t> strides;
-    for (int64_t axis : perm) strides.push_back(src_strides[size_t(axis)]);
-    strided_copy(src.raw(), 0, strides, dst.shape(), dst.raw(), dtype_size(src.dtype()));
-  }
-
- private:
   std::vector<int64_t> permutation(int64_t rank) const {
     if (!perm_) {
       std::vector<int64_t> reversed;
@@ -48,10 +39,27 @@ class TransposeOp final : public Op {
     return *perm_;
   }
 
+  void run(KernelContext& ctx) const override {
+    const Tensor& src = ctx.input(0);
+    Tensor& dst = ctx.output(0);
+    const std::vector<int64_t> perm = permutation(src.rank());
+    const std::vector<int64_t> src_strides = row_major_strides(src.shape());
+    std::vector<int64_t> strides;
+    for (int64_t axis : perm) strides.push_back(src_strides[size_t(axis)]);
+    strided_copy(src.raw(), 0, strides, dst.shape(), dst.raw(), dtype_size(src.dtype()));
+  }
+
+ private:
   std::optional<std::vector<int64_t>> perm_;
 };
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> transpose_permutation(const Op& op, int64_t rank) {
+  const auto* transpose = dynamic_cast<const TransposeOp*>(&op);
+  if (!transpose) return std::nullopt;
+  return transpose->permutation(rank);
+}
 
 std::unique_ptr<Op> make_transpose(const NodeInfo& node) {
   return std::make_unique<TransposeOp>(node);

@@ -1,14 +1,20 @@
 #include "passes/infer_shapes.h"
 
 #include "core/checked.h"
+#include "ops/internal_ops.h"
 
 namespace strata::passes {
 
 using ir::with_node_context;
 
 std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node) {
-  const ops::OpFactory factory = ops::find_op(node.op_type);
+  const ops::OpFactory factory = ops::find_op_in_domain(node.domain, node.op_type);
   if (!factory) fail("{}: the op is not supported", graph.describe(node));
+  return make_op(graph, node, factory);
+}
+
+std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node,
+                                 ops::OpFactory factory) {
   return with_node_context(graph, node,
                            [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
 }
@@ -80,8 +86,8 @@ InferStats infer_shapes(ir::Graph& graph) {
   std::vector<ops::Meta> metas(graph.values.size());
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const ir::Value& v = graph.values[id];
-    if (v.constant) {
-      metas[id] = {v.dtype, v.shape, v.constant};
+    if (v.constant || v.is_initializer) {  // initializers loaded without data have no value
+      metas[id] = {v.dtype, v.shape, v.constant, v.is_initializer};
     } else if (v.is_graph_input && v.shape_known) {
       metas[id] = {v.dtype, v.shape, nullptr};
     }

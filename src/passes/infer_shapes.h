@@ -24,6 +24,10 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
 
 // Builds a node's op from its attributes, naming the node in errors.
 std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node);
+// The same with the node's factory already looked up (callers building thousands of nodes look
+// each op type up once).
+std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node,
+                                 ops::OpFactory factory);
 
 struct InferStats {
   size_t inferred = 0;  // values whose dtype and shape the rules computed

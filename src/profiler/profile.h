@@ -17,7 +17,7 @@ struct NodeProfile {
   std::string op_type;  // "Conv"; "scope" for user scopes
   std::string kernel;   // implementation that ran ("reference", "onednn:brgconv", ...)
   std::string layout;   // "nchw", "nChw16c", ... ("" when not applicable)
-  std::vector<std::string> input_shapes;   // "float32[1,3,224,224]"
+  std::vector<std::string> input_shapes;  // "float32[1,3,224,224]"
   std::vector<std::string> output_shapes;
   // Static cost from the op's cost rule (one execution); has_cost false when the op has none.
   bool has_cost = false;
@@ -30,47 +30,52 @@ struct NodeProfile {
   // User scopes are not tied to iterations: theirs are offsets from the profile's time origin,
   // one per call, like their samples_ms.
   std::vector<double> start_offsets_ms;
-  int thread = 0;              // thread that dispatched the node
-  double first_run_ms = 0;     // its time in the very first (cold) inference
-  double isolated_median_ms = -1;  // --isolate: median when re-timed alone on warm caches (-1: not run)
+  int thread = 0;           // thread that dispatched the node
+  double first_run_ms = 0;  // its time in the very first (cold) inference
+  // --isolate: median when re-timed alone on warm caches (-1: not run).
+  double isolated_median_ms = -1;
   // Allocations made during one steady-state execution.
   int64_t heap_allocations = 0, heap_bytes = 0;  // operator new while the node ran
   int64_t arena_bytes = 0;                       // planned arena bytes of its outputs
+  bool operator==(const NodeProfile&) const = default;
 };
 
 struct MachineInfo {
-  std::string cpu;          // model name
+  std::string cpu;  // model name
   int logical_cpus = 0;
-  double peak_gflops = 0;   // measured FP32 peak for `threads` threads (0: unknown)
-  double peak_gbps = 0;     // measured memory bandwidth (stream triad)
-  std::string peaks_source; // "measured", "cache FILE", "" when unknown
-  std::string isa;          // instructions of the FLOP/s measurement: "avx512f", "avx2+fma", "scalar"
+  double peak_gflops = 0;    // measured FP32 peak for `threads` threads (0: unknown)
+  double peak_gbps = 0;      // measured memory bandwidth (stream triad)
+  std::string peaks_source;  // "measured", "cache FILE", "" when unknown
+  std::string isa;  // instructions of the FLOP/s measurement: "avx512f", "avx2+fma", "scalar"
+  bool operator==(const MachineInfo&) const = default;
 };
 
 struct Profile {
   int schema_version = kProfileSchemaVersion;
   std::string strata_version;
-  std::string model;         // path as given
+  std::string model;  // path as given
   std::string model_sha256;
-  std::string created;       // ISO 8601 UTC
+  std::string created;  // ISO 8601 UTC
   MachineInfo machine;
   std::map<std::string, std::string> libraries;  // name → version, as built (library_versions())
   int threads = 1;
   int warmup = 0;
-  std::string options;       // the command line options, for the record
+  std::string options;  // the command line options, for the record
   double load_ms = 0, prepare_ms = 0;
-  double first_iteration_ms = 0;         // the first (cold) inference, whole run
-  std::vector<double> iterations_ms;     // whole-run time per timed iteration (profiled)
+  double first_iteration_ms = 0;            // the first (cold) inference, whole run
+  std::vector<double> iterations_ms;        // whole-run time per timed iteration (profiled)
   std::vector<double> iteration_starts_ms;  // start of each timed iteration from the time origin
-  std::vector<double> unprofiled_ms;     // whole-run time per iteration without hooks
-  double overhead_pct = 0;               // (profiled median / unprofiled median - 1) * 100
+  std::vector<double> unprofiled_ms;        // whole-run time per iteration without hooks
+  // (median over i of iterations_ms[i] / unprofiled_ms[i] - 1) * 100: the profiler's own cost.
+  double overhead_pct = 0;
   // During the timed runs: process CPU time / wall time (100% = one core busy), and the busy share
   // of all the machine's cores (0-100%); -1 when unknown.
   double process_cpu_pct = 0;
   double system_cpu_pct = 0;
   int64_t peak_rss_bytes = 0;
   bool heap_counted = true;  // false: heap allocation figures are unknown (AddressSanitizer build)
-  std::vector<NodeProfile> nodes;        // in execution order; user scopes after graph nodes
+  std::vector<NodeProfile> nodes;  // in execution order; user scopes after graph nodes
+  bool operator==(const Profile&) const = default;
 };
 
 }  // namespace strata::profiler

@@ -5,8 +5,8 @@
 
 namespace strata::runtime {
 
-Model load_model(const std::string& path) {
-  onnx_import::LoadResult loaded = onnx_import::load_model(path);
+Model load_model(const std::string& path, const LoadOptions& options) {
+  onnx_import::LoadResult loaded = onnx_import::load_model(path, options);
   passes::check_supported(loaded.graph, path);
   Model model;
   model.graph = std::move(loaded.graph);

@@ -1,10 +1,11 @@
-// Loading a model for running: parse the file, check every op is supported, infer shapes.
+// Loading a model to run or analyse it: parse the file, check every op is supported, infer shapes.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "onnx/loader.h"
 #include "passes/infer_shapes.h"
 
 namespace strata::runtime {
@@ -15,8 +16,12 @@ struct Model {
   passes::InferStats shapes;
 };
 
+using onnx_import::LoadOptions;
+
 // Fails (exit 2) with one sentence naming the file: unreadable or malformed file, unsupported ops
 // (all listed at once with node names and opset), or a shape rule that rejects the model.
-Model load_model(const std::string& path);
+// `options.read_weights = false` loads for analysis: large initializers keep dtype and shape only
+// (Value::constant null, Value::is_initializer set); such a model cannot be run.
+Model load_model(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace strata::runtime

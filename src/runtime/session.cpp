@@ -2,7 +2,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -32,6 +35,8 @@ Session::Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs, S
   slots_.resize(graph_.values.size());
   bind_inputs(inputs);
   infer_and_fold();
+  plan_steps();
+  choose_kernels();
   plan_memory();
 }
 
@@ -76,6 +81,9 @@ void Session::bind_inputs(const std::vector<InputSpec>& inputs) {
 void Session::infer_and_fold() {
   for (size_t id = 0; id < graph_.values.size(); ++id) {
     const ir::Value& v = graph_.values[id];
+    if (v.is_initializer && !v.constant)
+      fail_internal("initializer '{}' has no data: the model was loaded without its weights",
+                    v.name);
     if (!v.constant) continue;
     metas_[id].dtype = v.dtype;
     metas_[id].shape = v.shape;
@@ -106,61 +114,21 @@ void Session::infer_and_fold() {
   }
 }
 
-void Session::plan_memory() {
-  // Constants (initializers and folded values) are read in place.
-  for (size_t id = 0; id < metas_.size(); ++id) {
-    const ops::Meta& m = metas_[id];
-    if (m.value)
-      slots_[id] = Tensor::view(m.dtype, m.value->shape(), const_cast<void*>(m.value->raw()));
-  }
-  // Execution steps, and each value's lifetime over them.
-  std::vector<int64_t> first(metas_.size(), -1), last(metas_.size(), -1);
+void Session::plan_steps() {
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     if (folded_[n]) continue;
     const ir::Node& node = graph_.nodes[n];
-    const int64_t step = int64_t(steps_.size());
     StepInfo info;
     info.node_index = n;
     info.kernel = "reference";
-    info.reason = "the op's reference kernel (no faster kernel is registered for it)";
-    info.dynamic = false;
+    info.reason = "the op's reference kernel (no fast kernel serves this op)";
     for (ir::ValueId id : node.outputs)
       if (id != ir::kNoValue) info.dynamic |= !metas_[size_t(id)].present();
-    for (ir::ValueId id : node.inputs)
-      if (id != ir::kNoValue) last[size_t(id)] = step;
-    for (ir::ValueId id : node.outputs)
-      if (id != ir::kNoValue) first[size_t(id)] = last[size_t(id)] = step;
     steps_.push_back(info);
   }
-  const int64_t end = int64_t(steps_.size());
-  for (ir::ValueId id : graph_.outputs) last[size_t(id)] = end;  // outputs outlive the run
-
-  std::vector<planner::BufferRequest> requests;
-  std::vector<size_t> request_value;
-  for (size_t id = 0; id < metas_.size(); ++id) {
-    const ops::Meta& m = metas_[id];
-    if (first[id] < 0 || m.value || !m.present()) continue;
-    const int64_t bytes =
-        checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype)));
-    requests.push_back({first[id], last[id], bytes});
-    request_value.push_back(id);
-  }
-  const planner::Plan plan = planner::plan_buffers(requests);
-  stats_.arena_bytes = plan.arena_bytes;
-  stats_.lower_bound_bytes = plan.lower_bound_bytes;
-  if (checked_add(plan.arena_bytes, stats_.constant_bytes) > options_.max_memory_bytes)
-    fail("the model needs {} bytes of activations and {} bytes of constants, over the memory "
-         "limit of {} bytes",
-         plan.arena_bytes, stats_.constant_bytes, options_.max_memory_bytes);
-  Tensor arena = Tensor::zeros(DType::kU8, {std::max<int64_t>(plan.arena_bytes, 1)});
-  uint8_t* base = arena.data<uint8_t>();
-  arena_ = std::shared_ptr<void>(std::make_shared<Tensor>(std::move(arena)));
-  for (size_t r = 0; r < requests.size(); ++r) {
-    const ops::Meta& m = metas_[request_value[r]];
-    slots_[request_value[r]] = Tensor::view(m.dtype, m.shape.values(), base + plan.offsets[r]);
-  }
-
-  // Pointers each step reads and writes (the loader names omitted outputs, so every output has a slot).
+  step_kernels_.resize(steps_.size());
+  // Pointers each step reads and writes (the loader names omitted outputs, so every output has a
+  // slot); choose_kernels() redirects inputs to converted copies.
   step_inputs_.resize(steps_.size());
   step_outputs_.resize(steps_.size());
   for (size_t s = 0; s < steps_.size(); ++s) {
@@ -168,6 +136,253 @@ void Session::plan_memory() {
     for (ir::ValueId id : node.inputs)
       step_inputs_[s].push_back(id == ir::kNoValue ? nullptr : &slots_[size_t(id)]);
     for (ir::ValueId id : node.outputs) step_outputs_[s].push_back(&slots_[size_t(id)]);
+  }
+}
+
+void Session::choose_kernels() {
+  std::vector<Layout> layout(metas_.size(), Layout::kPlain);
+  std::vector<std::vector<size_t>> readers(metas_.size());  // steps reading each value
+  for (size_t s = 0; s < steps_.size(); ++s)
+    for (ir::ValueId id : graph_.nodes[steps_[s].node_index].inputs)
+      if (id != ir::kNoValue) readers[size_t(id)].push_back(s);
+  std::vector<bool> graph_output(metas_.size(), false);
+  for (ir::ValueId id : graph_.outputs) graph_output[size_t(id)] = true;
+
+  auto request_for = [&](size_t s) {
+    const ir::Node& node = graph_.nodes[steps_[s].node_index];
+    kernels::NodeRequest r{graph_, node, *ops_[steps_[s].node_index], {}, {}, {}, {},
+                           options_.layout, options_.threads};
+    for (ir::ValueId id : node.inputs) {
+      r.inputs.push_back(id == ir::kNoValue ? nullptr : &metas_[size_t(id)]);
+      r.input_layouts.push_back(id == ir::kNoValue ? Layout::kPlain : layout[size_t(id)]);
+    }
+    for (ir::ValueId id : node.outputs) {
+      r.outputs.push_back(&metas_[size_t(id)]);
+      r.output_needs_plain.push_back(true);
+    }
+    return r;
+  };
+  // Steps a fast kernel will serve whatever layout their data comes in (asked with plain inputs).
+  std::vector<bool> reads_any_layout(steps_.size(), false);
+  if (options_.fast_kernels) {
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      if (steps_[s].dynamic) continue;
+      const kernels::NodeRequest r = request_for(s);
+      for (const kernels::KernelFamily& family : kernels::kernel_families())
+        if (family.reads_any_layout && family.serves(r.node) && family.supports(r).ok)
+          reads_any_layout[s] = true;
+    }
+  }
+
+  std::map<std::pair<size_t, Layout>, ConvertedValue*> copies;
+  for (ir::ValueId id : graph_.outputs) output_tensors_.push_back(&slots_[size_t(id)]);
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    StepInfo& info = steps_[s];
+    StepKernels& k = step_kernels_[s];
+    const ir::Node& node = graph_.nodes[info.node_index];
+    if (options_.fast_kernels && !info.dynamic) {
+      kernels::NodeRequest r = request_for(s);
+      for (size_t j = 0; j < node.outputs.size(); ++j) {
+        const size_t id = size_t(node.outputs[j]);
+        bool plain = graph_output[id];
+        for (size_t reader : readers[id]) plain |= !reads_any_layout[reader];
+        r.output_needs_plain[j] = plain;
+      }
+      kernels::Choice choice = ir::with_node_context(graph_, node, [&] { return kernels::choose_kernel(r); });
+      if (choice.kernel) {
+        k.kernel = std::move(choice.kernel);
+        info.kernel = k.kernel->name();
+        info.reason = choice.reason;
+        stats_.fast_steps++;
+        stats_.packed_bytes += k.kernel->packed_bytes();
+      } else if (!choice.reason.empty()) {
+        info.reason = "the fast kernels declined: " + choice.reason;
+      }
+    } else if (info.dynamic) {
+      info.reason = "the op's reference kernel (shapes known only while running)";
+    } else {
+      info.reason = "the op's reference kernel (fast kernels are off)";
+    }
+    // Inputs in another layout than the kernel reads are converted, once per value and layout.
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == ir::kNoValue) continue;
+      const size_t id = size_t(node.inputs[i]);
+      const Layout want = k.kernel ? k.kernel->input_layout(i) : Layout::kPlain;
+      if (want == layout[id] || same_memory_order(metas_[id].shape.values(), want, layout[id]))
+        continue;
+      ConvertedValue*& copy = copies[{id, want}];
+      if (!copy) {
+        const ops::Meta& m = metas_[id];
+        converted_.push_back({id, want, Tensor::view(m.dtype, m.shape.values(), nullptr),
+                              int64_t(s), int64_t(s)});
+        copy = &converted_.back();
+        copy->tensor.set_layout(want);
+        k.conversions.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], want),
+                                 &slots_[id], &copy->tensor});
+        const int64_t rank = m.shape.rank();
+        info.conversions.push_back(fmt::format("input {} '{}': {} → {} ({})", i,
+                                               graph_.values[id].name, layout_name(layout[id], rank),
+                                               layout_name(want, rank),
+                                               k.conversions.back().kernel->name()));
+        stats_.conversions++;
+      }
+      copy->last_step = int64_t(s);
+      step_inputs_[s][i] = &copy->tensor;
+    }
+    for (size_t j = 0; j < node.outputs.size(); ++j) {
+      const size_t id = size_t(node.outputs[j]);
+      layout[id] = k.kernel ? k.kernel->output_layout(j) : Layout::kPlain;
+      slots_[id].set_layout(layout[id]);
+      if (!graph_output[id] || layout[id] == Layout::kPlain) continue;
+      // The caller reads outputs plain: convert right after the kernel into a copy that lives on.
+      const ops::Meta& m = metas_[id];
+      converted_.push_back({id, Layout::kPlain, Tensor::view(m.dtype, m.shape.values(), nullptr),
+                            int64_t(s), int64_t(steps_.size())});
+      k.after.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], Layout::kPlain),
+                         &slots_[id], &converted_.back().tensor});
+      for (size_t o = 0; o < graph_.outputs.size(); ++o)
+        if (size_t(graph_.outputs[o]) == id) output_tensors_[o] = &converted_.back().tensor;
+      info.conversions.push_back(fmt::format("output {} '{}': {} → {} ({})", j,
+                                             graph_.values[id].name,
+                                             layout_name(layout[id], m.shape.rank()),
+                                             layout_name(Layout::kPlain, m.shape.rank()),
+                                             k.after.back().kernel->name()));
+      stats_.conversions++;
+    }
+    if (!node.outputs.empty())
+      info.layout = layout_name(layout[size_t(node.outputs[0])],
+                                metas_[size_t(node.outputs[0])].shape.rank());
+  }
+}
+
+void Session::plan_memory() {
+  // Constants (initializers and folded values) are read in place.
+  for (size_t id = 0; id < metas_.size(); ++id) {
+    const ops::Meta& m = metas_[id];
+    if (m.value)
+      slots_[id] = Tensor::view(m.dtype, m.value->shape(), const_cast<void*>(m.value->raw()));
+  }
+  // Each value's lifetime over the steps: from the step that writes it to the last step that
+  // reads it, directly or to convert it.
+  std::vector<int64_t> first(metas_.size(), -1), last(metas_.size(), -1);
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const ir::Node& node = graph_.nodes[steps_[s].node_index];
+    for (ir::ValueId id : node.inputs)
+      if (id != ir::kNoValue) last[size_t(id)] = int64_t(s);
+    for (ir::ValueId id : node.outputs)
+      if (id != ir::kNoValue) first[size_t(id)] = last[size_t(id)] = int64_t(s);
+  }
+  const int64_t end = int64_t(steps_.size());
+  for (ir::ValueId id : graph_.outputs) last[size_t(id)] = end;  // outputs outlive the run
+
+  auto in_arena = [&](size_t id) {
+    return first[id] >= 0 && !metas_[id].value && metas_[id].present();
+  };
+  auto bytes_of = [&](size_t id) {
+    return layout_bytes(metas_[id].dtype, metas_[id].shape.values(), slots_[id].layout());
+  };
+  // Shared buffers. A view (Reshape, a relabelling Transpose) is its input's bytes: the two values
+  // share one buffer. Then in place: a kernel may write its output into an input's buffer when
+  // that input is read directly (not converted), by no later step, through no other value sharing
+  // its buffer, and has the output's layout and size. `buffer_of` maps a value to the value owning
+  // its buffer.
+  std::vector<size_t> buffer_of(metas_.size());
+  for (size_t id = 0; id < buffer_of.size(); ++id) buffer_of[id] = id;
+  auto shares = [&](size_t s, int input) -> std::optional<std::pair<size_t, size_t>> {
+    const ir::Node& node = graph_.nodes[steps_[s].node_index];
+    if (input < 0 || size_t(input) >= node.inputs.size() || node.inputs[size_t(input)] == ir::kNoValue)
+      return std::nullopt;
+    const size_t in = size_t(node.inputs[size_t(input)]), out = size_t(node.outputs[0]);
+    if (!in_arena(in) || !in_arena(out) || step_inputs_[s][size_t(input)] != &slots_[in] ||
+        bytes_of(in) != bytes_of(out))
+      return std::nullopt;
+    return std::make_pair(in, out);
+  };
+  std::vector<int64_t> group_last(metas_.size(), -1);
+  auto update_group_last = [&] {
+    std::fill(group_last.begin(), group_last.end(), -1);
+    for (size_t id = 0; id < metas_.size(); ++id)
+      if (in_arena(id)) group_last[buffer_of[id]] = std::max(group_last[buffer_of[id]], last[id]);
+  };
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const kernels::Kernel* kernel = step_kernels_[s].kernel.get();
+    if (!kernel) continue;
+    if (const auto pair = shares(s, kernel->view_of_input())) {
+      buffer_of[pair->second] = buffer_of[pair->first];
+      steps_[s].in_place = true;
+    }
+  }
+  update_group_last();
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const kernels::Kernel* kernel = step_kernels_[s].kernel.get();
+    if (!kernel) continue;
+    const auto pair = shares(s, kernel->inplace_input());
+    if (!pair || group_last[buffer_of[pair->first]] != int64_t(s)) continue;
+    buffer_of[pair->second] = buffer_of[pair->first];
+    steps_[s].in_place = true;
+    update_group_last();
+  }
+
+  // Buffers: values in the layout their producer writes, converted copies, per-step scratch.
+  std::vector<planner::BufferRequest> requests;
+  std::vector<Tensor*> request_tensor;  // nullptr for scratch
+  std::vector<const ops::Meta*> request_meta;
+  std::vector<size_t> request_step;
+  std::vector<size_t> request_of(metas_.size(), 0);
+  for (size_t id = 0; id < metas_.size(); ++id) {
+    if (!in_arena(id) || buffer_of[id] != id) continue;
+    request_of[id] = requests.size();
+    requests.push_back({first[id], group_last[id], bytes_of(id)});
+    request_tensor.push_back(&slots_[id]);
+    request_meta.push_back(&metas_[id]);
+    request_step.push_back(0);
+  }
+  for (ConvertedValue& c : converted_) {
+    const ops::Meta& m = metas_[c.value];
+    requests.push_back(
+        {c.first_step, c.last_step, layout_bytes(m.dtype, m.shape.values(), c.layout)});
+    request_tensor.push_back(&c.tensor);
+    request_meta.push_back(&m);
+    request_step.push_back(0);
+  }
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const StepKernels& k = step_kernels_[s];
+    int64_t bytes = k.kernel ? k.kernel->scratch_bytes() : 0;
+    for (const Conversion& c : k.conversions) bytes = std::max(bytes, c.kernel->scratch_bytes());
+    for (const Conversion& c : k.after) bytes = std::max(bytes, c.kernel->scratch_bytes());
+    if (bytes == 0) continue;
+    requests.push_back({int64_t(s), int64_t(s), bytes});
+    request_tensor.push_back(nullptr);
+    request_meta.push_back(nullptr);
+    request_step.push_back(s);
+  }
+  const planner::Plan plan = planner::plan_buffers(requests);
+  stats_.arena_bytes = plan.arena_bytes;
+  stats_.lower_bound_bytes = plan.lower_bound_bytes;
+  const int64_t fixed_bytes = checked_add(stats_.constant_bytes, stats_.packed_bytes);
+  if (checked_add(plan.arena_bytes, fixed_bytes) > options_.max_memory_bytes)
+    fail("the model needs {} bytes of activations and {} bytes of constants and packed weights, "
+         "over the memory limit of {} bytes",
+         plan.arena_bytes, fixed_bytes, options_.max_memory_bytes);
+  Tensor arena = Tensor::zeros(DType::kU8, {std::max<int64_t>(plan.arena_bytes, 1)});
+  uint8_t* base = arena.data<uint8_t>();
+  arena_ = std::shared_ptr<void>(std::make_shared<Tensor>(std::move(arena)));
+  for (size_t id = 0; id < metas_.size(); ++id) {  // values sharing another value's buffer
+    if (!in_arena(id) || buffer_of[id] == id) continue;
+    slots_[id] = Tensor::view(metas_[id].dtype, metas_[id].shape.values(),
+                              base + plan.offsets[request_of[buffer_of[id]]]);
+    slots_[id].set_layout(slots_[buffer_of[id]].layout());
+  }
+  for (size_t r = 0; r < requests.size(); ++r) {
+    Tensor* t = request_tensor[r];
+    if (!t) {
+      step_kernels_[request_step[r]].scratch = base + plan.offsets[r];
+      continue;
+    }
+    const Layout layout = t->layout();
+    *t = Tensor::view(request_meta[r]->dtype, request_meta[r]->shape.values(),
+                      base + plan.offsets[r]);
+    t->set_layout(layout);
   }
 }
 
@@ -213,18 +428,38 @@ void Session::run(const std::vector<const Tensor*>& inputs) {
     slots_[size_t(graph_.inputs[i])].rebind(const_cast<void*>(inputs[i]->raw()));
   }
   for (size_t s = 0; s < steps_.size(); ++s) {
-    const ir::Node& node = graph_.nodes[steps_[s].node_index];
     if (hooks_) hooks_->before_node(s);
-    ir::with_node_context(graph_, node, [&] {
-      if (steps_[s].dynamic) run_dynamic_step(s);
-      ops::KernelContext ctx(step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
-                             step_outputs_[s].size());
-      ops_[steps_[s].node_index]->run(ctx);
-    });
+    run_step(s);
     if (hooks_) hooks_->after_node(s);
   }
 }
 
-const Tensor& Session::output(size_t i) const { return slots_[size_t(graph_.outputs[i])]; }
+void Session::run_step(size_t s) {
+  const ir::Node& node = graph_.nodes[steps_[s].node_index];
+  StepKernels& k = step_kernels_[s];
+  ir::with_node_context(graph_, node, [&] {
+    if (steps_[s].dynamic) run_dynamic_step(s);
+    for (Conversion& c : k.conversions) {
+      const Tensor* src[] = {c.src};
+      Tensor* dst[] = {c.dst};
+      c.kernel->run({src, 1, dst, 1, k.scratch});
+    }
+    if (k.kernel) {
+      k.kernel->run({step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
+                     step_outputs_[s].size(), k.scratch});
+      for (Conversion& c : k.after) {
+        const Tensor* src[] = {c.src};
+        Tensor* dst[] = {c.dst};
+        c.kernel->run({src, 1, dst, 1, k.scratch});
+      }
+      return;
+    }
+    ops::KernelContext ctx(step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
+                           step_outputs_[s].size());
+    ops_[steps_[s].node_index]->run(ctx);
+  });
+}
+
+const Tensor& Session::output(size_t i) const { return *output_tensors_[i]; }
 
 }  // namespace strata::runtime

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/kernel.h"
 #include "ops/op.h"
 #include "planner/planner.h"
 
@@ -17,6 +19,10 @@ struct SessionOptions {
   int threads = 1;
   // Largest arena plus folded constants the session may allocate (--max-memory).
   int64_t max_memory_bytes = int64_t(16) << 30;
+  // Fast kernels (src/kernels/) where they support a node; false runs reference kernels only.
+  bool fast_kernels = true;
+  // Activation layout for the fast kernels that have a choice (--layout).
+  kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto;
 };
 
 // What the caller binds to one graph input: its dtype and concrete shape.
@@ -39,6 +45,10 @@ struct StepInfo {
   std::string kernel;     // implementation that runs it
   std::string reason;     // why that implementation was chosen
   bool dynamic = false;   // output shapes resolved at run time (heap-allocated outputs)
+  std::string layout;     // layout of the first output as written ("nchw", "nhwc", "nChw16c")
+  // Layout conversions this step makes before its kernel reads ("input 0 'x': nchw → nhwc").
+  std::vector<std::string> conversions;
+  bool in_place = false;  // its output shares the buffer of an input it was the last to read
 };
 
 struct PrepareStats {
@@ -47,6 +57,9 @@ struct PrepareStats {
   int64_t arena_bytes = 0;
   int64_t lower_bound_bytes = 0;
   int64_t constant_bytes = 0;  // initializers and folded values
+  size_t fast_steps = 0;        // steps run by a fast kernel
+  size_t conversions = 0;       // layout conversions per run
+  int64_t packed_bytes = 0;     // weights the fast kernels packed at prepare (outside the arena)
 };
 
 class Session {
@@ -68,12 +81,45 @@ class Session {
   const ir::Graph& graph() const { return graph_; }
   // Metas after shape inference, per value (dtype undefined for values resolved at run time).
   const std::vector<ops::Meta>& metas() const { return metas_; }
+  // The op of node n (graph.nodes order), for its cost rule.
+  const ops::Op& op(size_t node_index) const { return *ops_[node_index]; }
+  // The tensors step s reads and writes (nullptr for an omitted optional input); after a run they
+  // hold that run's shapes, dynamic steps included.
+  const std::vector<const Tensor*>& step_inputs(size_t s) const { return step_inputs_[s]; }
+  const std::vector<Tensor*>& step_outputs(size_t s) const { return step_outputs_[s]; }
+  // Runs step s alone, without hooks, on whatever its input tensors hold now: meaningful only
+  // while they still hold the step's inputs, as in RunHooks::after_node(s) (profiler isolation).
+  void run_step(size_t s);
 
  private:
   void bind_inputs(const std::vector<InputSpec>& inputs);
   void infer_and_fold();
+  void plan_steps();
+  void choose_kernels();
   void plan_memory();
   void run_dynamic_step(size_t step);
+
+  // A layout conversion a step makes before its kernel reads the converted copy.
+  struct Conversion {
+    std::unique_ptr<kernels::Kernel> kernel;
+    const Tensor* src = nullptr;
+    Tensor* dst = nullptr;
+  };
+  // How a step runs besides its op: the fast kernel (nullptr: the reference kernel), the
+  // conversions before it, and its scratch memory in the arena.
+  struct StepKernels {
+    std::unique_ptr<kernels::Kernel> kernel;
+    std::vector<Conversion> conversions;
+    std::vector<Conversion> after;  // graph outputs the kernel wrote in a non-plain layout
+    void* scratch = nullptr;
+  };
+  // A value converted to another layout: the copy lives in the arena beside the original.
+  struct ConvertedValue {
+    size_t value = 0;
+    Layout layout = Layout::kPlain;
+    Tensor tensor;
+    int64_t first_step = 0, last_step = 0;
+  };
 
   const ir::Graph& graph_;
   SessionOptions options_;
@@ -81,7 +127,10 @@ class Session {
   std::vector<ops::Meta> metas_;               // per value
   std::vector<bool> folded_;                   // per node
   std::vector<StepInfo> steps_;
+  std::vector<StepKernels> step_kernels_;  // per step
   std::vector<Tensor> slots_;  // per value: the tensor each run reads and writes
+  std::deque<ConvertedValue> converted_;  // stable addresses: steps point at the copies
+  std::vector<const Tensor*> output_tensors_;  // per graph output: its slot or its plain copy
   std::vector<std::vector<const Tensor*>> step_inputs_;
   std::vector<std::vector<Tensor*>> step_outputs_;
   std::vector<InputSpec> input_specs_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/internal_ops.h"
 #include "ops/op.h"
 
 namespace strata::test {
@@ -94,6 +95,7 @@ inline std::vector<Tensor> run_op(const OpCall& call) {
     node.outputs.push_back(ir::ValueId(graph.values.size() - 1));
   }
   ops::OpFactory factory = ops::find_op(call.op_type);
+  if (!factory) factory = ops::find_internal_op(call.op_type);  // FusedConv, FusedMatMul
   if (!factory) ADD_FAILURE() << "op not registered: " << call.op_type;
   ops::NodeInfo info(graph, node, call.opset);
   std::unique_ptr<ops::Op> op = factory(info);

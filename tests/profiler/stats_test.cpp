@@ -18,7 +18,9 @@ TEST(Stats, KnownSampleGivesKnownFigures) {
   EXPECT_NEAR(s.cv, 1.5811388 / 3, 1e-6);
 }
 
-TEST(Stats, EvenCountMedianInterpolates) { EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 10}).median, 2.5); }
+TEST(Stats, EvenCountMedianInterpolates) {
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 10}).median, 2.5);
+}
 
 TEST(Stats, EmptyAndSingle) {
   EXPECT_EQ(summarize({}).count, 0u);

@@ -26,6 +26,13 @@ void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
     sub->add_option("--max-memory", o.max_memory,
                     "refuse to allocate more than this (e.g. 8G, 512M)")
         ->capture_default_str();
+    sub->add_option("--layout", o.layout,
+                    "activation layout of the fast kernels: nchw, nhwc, blocked (nChw16c) or auto")
+        ->capture_default_str();
+    sub->add_flag("--no-optimize{false}", o.optimize,
+                  "run the graph as written: no constant folding, fusion or dead-node removal");
+    sub->add_flag("--reference-kernels{false}", o.fast_kernels,
+                  "run every node with its op's reference kernel (no oneDNN)");
   }
 }
 
@@ -79,7 +86,14 @@ runtime::SessionOptions session_options(const ModelOptions& o) {
   runtime::SessionOptions options;
   options.threads = o.threads;
   options.max_memory_bytes = parse_bytes(o.max_memory, "--max-memory");
+  options.layout = kernels::parse_layout_policy(o.layout);
+  options.fast_kernels = o.fast_kernels;
   return options;
+}
+
+std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const ModelOptions& o) {
+  if (!o.optimize) return {};
+  return passes::optimize_graph(bound.loaded.graph);
 }
 
 std::vector<runtime::InputSpec> BoundModel::specs() const {

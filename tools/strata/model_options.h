@@ -19,13 +19,16 @@ struct ModelOptions {
   uint64_t seed = 0;
   int threads = 1;
   std::string max_memory = "16G";
+  std::string layout = "auto";  // --layout
+  bool optimize = true;         // --no-optimize clears it
+  bool fast_kernels = true;     // --reference-kernels clears it
 };
 
 // Which option groups a command takes besides the model path, --shape and --dim.
 enum ModelOptionGroups : unsigned {
   kShapesOnly = 0,
   kInputs = 1,   // --input, --seed
-  kSession = 2,  // --threads, --max-memory
+  kSession = 2,  // --threads, --max-memory, --layout, --no-optimize, --reference-kernels
   kAllModelOptions = kInputs | kSession,
 };
 
@@ -35,7 +38,7 @@ void add_model_options(CLI::App* sub, ModelOptions& options, unsigned groups = k
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option);
 // --input, --shape, --dim and --seed as the runtime's binding options.
 runtime::BindOptions bind_options(const ModelOptions& options);
-// --threads and --max-memory as session options.
+// --threads, --max-memory, --layout and --reference-kernels as session options.
 runtime::SessionOptions session_options(const ModelOptions& options);
 // "8G", "512M", "1024" → bytes; fails naming `option`.
 int64_t parse_bytes(const std::string& text, const char* option);
@@ -50,6 +53,10 @@ struct BoundModel {
   std::vector<runtime::InputSpec> specs() const;
   std::vector<const Tensor*> input_pointers() const;
 };
+
+// Runs the graph optimisation passes on the loaded model unless --no-optimize; returns what each
+// pass did (empty when off).
+std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const ModelOptions& options);
 
 // Loads options.model and binds its inputs, or reads them with the expected outputs from an ONNX
 // test_data_set folder when `test_data_dir` is given. `warn` receives each warning.

@@ -29,6 +29,7 @@ struct RunOptions {
   double rtol = 1e-3;
   double atol = 1e-7;
   bool quiet = false;
+  bool verbose = false;
 };
 
 void print_times(const char* label, const std::vector<double>& ms) {
@@ -36,6 +37,30 @@ void print_times(const char* label, const std::vector<double>& ms) {
   for (size_t i = 0; i < ms.size(); ++i)
     line += fmt::format("{}#{} {:.3f}", i ? "  " : "", i + 1, ms[i]);
   fmt::print("{:<11}{} ms\n", label, line);
+}
+
+// --verbose: the passes applied, then per step the kernel that runs it and why, its layout, the
+// conversions it makes, and the model nodes a fused node stands for.
+void print_plan(const runtime::Session& session, const std::vector<passes::PassRecord>& passes) {
+  std::string line;
+  for (const passes::PassRecord& p : passes)
+    line += fmt::format("{}{} {}", line.empty() ? "" : ", ", p.name, p.changes);
+  fmt::print("{:<11}{}\n", "passes", passes.empty() ? "none (--no-optimize)" : line);
+  const runtime::PrepareStats& st = session.stats();
+  fmt::print("{:<11}{} of {} steps fast, {} layout conversions, {} of packed weights\n", "kernels",
+             st.fast_steps, session.steps().size(), st.conversions,
+             human_bytes(double(st.packed_bytes)));
+  const ir::Graph& graph = session.graph();
+  for (size_t s = 0; s < session.steps().size(); ++s) {
+    const runtime::StepInfo& step = session.steps()[s];
+    const ir::Node& node = graph.nodes[step.node_index];
+    fmt::print("step {:<6}{} '{}'\n", s, node.op_type, node.name);
+    if (!node.fused_from.empty())
+      fmt::print("{:<11}fused from {}\n", "", fmt::join(node.fused_from, ", "));
+    fmt::print("{:<11}kernel {}{}: {}\n", "", step.kernel,
+               step.layout.empty() ? "" : ", writes " + step.layout, step.reason);
+    for (const std::string& c : step.conversions) fmt::print("{:<11}converts {}\n", "", c);
+  }
 }
 
 int execute_run(RunOptions& cmd) {
@@ -54,6 +79,7 @@ int execute_run(RunOptions& cmd) {
   }
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
+  const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
   const ir::Graph& graph = bound.loaded.graph;
   const std::vector<Tensor>& inputs = bound.inputs;
   const std::vector<std::string>& origins = bound.origins;
@@ -86,6 +112,7 @@ int execute_run(RunOptions& cmd) {
         "prepare", prepare_ms, session.steps().size(), st.folded_nodes, st.dynamic_nodes,
         human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)), threads);
   }
+  if (cmd.verbose) print_plan(session, passes_applied);
 
   const runtime::RunTimings timings =
       runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
@@ -196,6 +223,9 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
   sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
+  sub->add_flag("-v,--verbose", cmd->verbose,
+                "print the passes applied and, per step, the kernel, why, its layout and the "
+                "nodes a fused node came from");
   return {sub, [cmd] { return execute_run(*cmd); }};
 }
 

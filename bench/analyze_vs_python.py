@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""`strata analyze` end to end (process start, load without weights, analysis, printing) against
+Python's onnx.load + onnx.shape_inference.infer_shapes on the same model file:
+
+  /usr/bin/python3 bench/analyze_vs_python.py [MODEL.onnx] [--strata build/strata] [--runs 20]
+
+strata is timed as a whole process (wall clock around the command; its own load_ms and
+analysis_ms come from its --json report). Python is timed in process (interpreter start and
+`import onnx` excluded): onnx.load, then infer_shapes on the loaded model. Medians are printed.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def strata_runs(strata, model, runs):
+    wall, load, analysis = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "analysis.json")
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run([strata, "analyze", model, "--json", report], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wall.append((time.perf_counter() - t0) * 1e3)
+            with open(report) as f:
+                j = json.load(f)
+            load.append(j["load_ms"])
+            analysis.append(j["analysis_ms"])
+    return wall, load, analysis
+
+
+def python_runs(model, runs):
+    import onnx
+    import onnx.shape_inference
+
+    load, infer = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        m = onnx.load(model)
+        t1 = time.perf_counter()
+        onnx.shape_inference.infer_shapes(m)
+        t2 = time.perf_counter()
+        load.append((t1 - t0) * 1e3)
+        infer.append((t2 - t1) * 1e3)
+    return load, infer
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model", nargs="?", default=os.path.join(root, "bench", "models",
+                                                                 "resnet50.onnx"))
+    parser.add_argument("--strata", default=os.path.join(root, "build", "strata"))
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    if not os.path.exists(args.model):
+        print(f"{args.model} not found (run bench/export_models.py)")
+        return 2
+    med = statistics.median
+    wall, load, analysis = strata_runs(args.strata, args.model, args.runs)
+    py_load, py_infer = python_runs(args.model, max(3, args.runs // 4))
+    print(f"model    {args.model} ({os.path.getsize(args.model) / 2**20:.1f} MiB)")
+    print(f"machine  {cpu_name()}, {os.cpu_count()} logical CPUs; "
+          f"{time.strftime('%Y-%m-%d')}; medians")
+    print(f"strata   analyze end to end {med(wall):8.2f} ms  (load {med(load):.2f} ms, analysis "
+          f"{med(analysis):.2f} ms; {len(wall)} runs)")
+    print(f"python   onnx.load {med(py_load):8.2f} ms + infer_shapes {med(py_infer):8.2f} ms = "
+          f"{med(py_load) + med(py_infer):.2f} ms ({len(py_load)} runs)")
+    print(f"ratio    python / strata = {(med(py_load) + med(py_infer)) / med(wall):.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

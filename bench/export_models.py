@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+"""Exports the benchmark models to ONNX with random weights (fixed seed), plus a reference input
+and PyTorch's output for each, so bench/compare.py can check that every engine agrees.
+
+  /usr/bin/python3 bench/export_models.py [--only NAME ...] [--force] [--out DIR]
+
+Writes, per model NAME (into bench/models/ by default):
+  NAME.onnx                    opset 13, batch dimension symbolic ("N")
+  NAME/inputs/<input>.npy      the reference input (batch 1)
+  NAME/outputs/<output>.npy    PyTorch eager's output for that input (fp32)
+  NAME/outputs_fp64/<output>.npy  the same network run in float64: a judge of each engine's own
+                               rounding error (fp32 engines differ from each other by about as much)
+Existing files are kept unless --force. Needs Debian's python3-torch and python3-torchvision.
+
+The models are rebuilt by compare.py with build_model(), which is deterministic: the same seed
+gives the same weights, so PyTorch eager there runs exactly the exported network.
+"""
+import argparse
+import math
+import os
+import sys
+import time
+
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+
+# torchvision's ViT asserts the image size in Python; the trace keeps it as a constant, as wanted.
+warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+
+SEED = 20261121
+OPSET = 13
+
+# --- transformer models, written here with plain torch.nn layers ------------------------------
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention with separate Q/K/V projections; optional causal mask.
+
+    Batch is reshaped with -1 and every other size is a Python constant, so the export has
+    constant Reshape targets and only the batch dimension is symbolic."""
+
+    def __init__(self, d, heads, seq, causal):
+        super().__init__()
+        self.d, self.heads, self.seq, self.dh = d, heads, seq, d // heads
+        self.q = nn.Linear(d, d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.out = nn.Linear(d, d)
+        self.scale = 1.0 / math.sqrt(self.dh)
+        if causal:
+            mask = torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1)
+            self.register_buffer("mask", mask)
+        else:
+            self.mask = None
+
+    def split(self, x):  # [N, T, d] -> [N, heads, T, dh]
+        return x.reshape(-1, self.seq, self.heads, self.dh).transpose(1, 2)
+
+    def forward(self, x):
+        q, k, v = self.split(self.q(x)), self.split(self.k(x)), self.split(self.v(x))
+        scores = torch.matmul(q, k.transpose(2, 3)) * self.scale
+        if self.mask is not None:
+            scores = scores + self.mask
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        return self.out(ctx.transpose(1, 2).reshape(-1, self.seq, self.d))
+
+
+class EncoderLayer(nn.Module):
+    """BERT-style post-LayerNorm block: x = LN(x + attn(x)); x = LN(x + FFN(x)), GELU (erf)."""
+
+    def __init__(self, d, heads, ffn, seq):
+        super().__init__()
+        self.attn = SelfAttention(d, heads, seq, causal=False)
+        self.ln1 = nn.LayerNorm(d, eps=1e-12)
+        self.ffn = nn.Sequential(nn.Linear(d, ffn), nn.GELU(), nn.Linear(ffn, d))
+        self.ln2 = nn.LayerNorm(d, eps=1e-12)
+
+    def forward(self, x):
+        x = self.ln1(x + self.attn(x))
+        return self.ln2(x + self.ffn(x))
+
+
+class DecoderLayer(nn.Module):
+    """GPT-style pre-LayerNorm block with a causal mask: x += attn(LN(x)); x += FFN(LN(x))."""
+
+    def __init__(self, d, heads, ffn, seq):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d)
+        self.attn = SelfAttention(d, heads, seq, causal=True)
+        self.ln2 = nn.LayerNorm(d)
+        self.ffn = nn.Sequential(nn.Linear(d, ffn), nn.GELU(), nn.Linear(ffn, d))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.ffn(self.ln2(x))
+
+
+class BertEncoder(nn.Module):
+    """BERT-base-like: token ids -> word + position embeddings -> LN -> 12 encoder layers.
+    Output: the last hidden state [N, seq, 768] (no pooler, no vocabulary head)."""
+
+    def __init__(self, vocab=30522, d=768, heads=12, ffn=3072, layers=12, seq=128):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.position = nn.Parameter(torch.randn(1, seq, d) * 0.02)
+        self.ln = nn.LayerNorm(d, eps=1e-12)
+        self.layers = nn.ModuleList(EncoderLayer(d, heads, ffn, seq) for _ in range(layers))
+
+    def forward(self, input_ids):
+        x = self.ln(self.word(input_ids) + self.position)
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class GptDecoder(nn.Module):
+    """Small GPT-like decoder: token ids -> token + position embeddings -> 6 causal pre-LN layers
+    -> LN -> vocabulary head (untied). Output: logits [N, seq, vocab] at every position."""
+
+    def __init__(self, vocab=8192, d=512, heads=8, ffn=2048, layers=6, seq=128):
+        super().__init__()
+        self.token = nn.Embedding(vocab, d)
+        self.position = nn.Parameter(torch.randn(1, seq, d) * 0.02)
+        self.layers = nn.ModuleList(DecoderLayer(d, heads, ffn, seq) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, input_ids):
+        x = self.token(input_ids) + self.position
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.ln(x))
+
+
+def init_transformer(model):
+    # Every layer is constructed separately, so each has its own weights (no shared copies).
+    for m in model.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, std=0.02)
+            if m.bias is not None:
+                nn.init.normal_(m.bias, std=0.02)
+        elif isinstance(m, nn.Embedding):
+            nn.init.normal_(m.weight, std=0.02)
+        elif isinstance(m, nn.LayerNorm):
+            nn.init.normal_(m.weight, mean=1.0, std=0.02)
+            nn.init.normal_(m.bias, std=0.02)
+
+
+# --- the model list --------------------------------------------------------------------------
+
+
+def calibrate_batchnorm(model, make_batch, batches=2):
+    """Random BatchNorm statistics (mean 0, var 1) make activations explode or vanish through a
+    deep network; a few random batches in train mode give each layer statistics that fit."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # cumulative average over the calibration batches
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(make_batch())
+    model.eval()
+
+
+def vision(builder):
+    def build():
+        import torchvision.models as tvm
+
+        model = getattr(tvm, builder)(weights=None)
+        if builder == "vit_b_16":
+            # torchvision starts the ViT head at zero, so every output would be 0: re-draw it.
+            nn.init.normal_(model.heads.head.weight, std=0.02)
+            nn.init.normal_(model.heads.head.bias, std=0.02)
+        calibrate_batchnorm(model, lambda: torch.randn(2, 3, 224, 224))
+        return model, {"input": torch.randn(1, 3, 224, 224)}, ["output"]
+
+    return build
+
+
+def transformer(cls, vocab, output):
+    def build():
+        model = cls()
+        init_transformer(model)
+        ids = torch.randint(0, vocab, (1, 128), dtype=torch.int64)
+        return model, {"input_ids": ids}, [output]
+
+    return build
+
+
+MODELS = {
+    "resnet50": vision("resnet50"),
+    "mobilenet_v2": vision("mobilenet_v2"),
+    "efficientnet_b0": vision("efficientnet_b0"),
+    "convnext_tiny": vision("convnext_tiny"),
+    "vit_b_16": vision("vit_b_16"),
+    "bert_base": transformer(BertEncoder, 30522, "last_hidden_state"),
+    "gpt_small": transformer(GptDecoder, 8192, "logits"),
+}
+
+
+def build_model(name):
+    """(model in eval mode, {input name: tensor}, [output names]); same weights every call."""
+    torch.manual_seed(SEED)
+    model, inputs, outputs = MODELS[name]()
+    model.eval()
+    return model, inputs, outputs
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+def paths(out_dir, name):
+    """(NAME.onnx, inputs folder, fp32 outputs folder, fp64 outputs folder)."""
+    base = os.path.join(out_dir, name)
+    return (base + ".onnx", os.path.join(base, "inputs"), os.path.join(base, "outputs"),
+            os.path.join(base, "outputs_fp64"))
+
+
+def export(name, out_dir, force):
+    onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
+    if os.path.exists(onnx_path) and os.path.isdir(out_dir_fp64) and not force:
+        print(f"{name}: kept {onnx_path} (use --force to re-export)")
+        return
+    t0 = time.time()
+    model, inputs, output_names = build_model(name)
+    input_names = list(inputs)
+    args = tuple(inputs.values())
+    with torch.no_grad():
+        reference = model(*args)
+    # Gradients stay enabled during the export: under no_grad torch may take fused inference
+    # fast paths (e.g. in nn.MultiheadAttention) that do not export.
+    dynamic = {n: {0: "N"} for n in input_names + output_names}
+    os.makedirs(os.path.dirname(onnx_path) or ".", exist_ok=True)
+    torch.onnx.export(model, args, onnx_path, opset_version=OPSET, do_constant_folding=True,
+                      input_names=input_names, output_names=output_names,
+                      dynamic_axes=dynamic)
+    with torch.no_grad():
+        reference_fp64 = model.double()(*(t.double() if t.is_floating_point() else t for t in args))
+    written = [onnx_path]
+    for folder, tensors in [(in_dir, inputs), (out_dir_ref, {output_names[0]: reference}),
+                            (out_dir_fp64, {output_names[0]: reference_fp64})]:
+        os.makedirs(folder, exist_ok=True)
+        for n, t in tensors.items():
+            written.append(os.path.join(folder, n + ".npy"))
+            np.save(written[-1], t.numpy())
+    params = sum(p.numel() for p in model.parameters())
+    print(f"{name}: {params / 1e6:.1f} M parameters, {os.path.getsize(onnx_path) / 2**20:.1f} MiB, "
+          f"{time.time() - t0:.1f} s")
+    for w in written:
+        print(f"  wrote {w}")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", action="append", choices=list(MODELS), metavar="NAME",
+                   help="export only this model (repeatable); one of: " + ", ".join(MODELS))
+    p.add_argument("--force", action="store_true", help="re-export existing models")
+    p.add_argument("--out", default=os.path.join(here, "models"), help="output folder")
+    a = p.parse_args()
+    for name in a.only or list(MODELS):
+        export(name, a.out, a.force)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

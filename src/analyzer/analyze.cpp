@@ -1,0 +1,354 @@
+#include "analyzer/analyze.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string_view>
+
+#include "analyzer/backward.h"
+#include "analyzer/figures.h"
+#include "analyzer/input_plan.h"
+#include "analyzer/interpolation.h"
+#include "analyzer/memory.h"
+
+namespace strata::analyzer {
+
+namespace {
+
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
+// Parameters: constants stored in the model (initializers, Constant nodes) that are floating-point
+// tensors of rank ≥ 1, or integer tensors of rank ≥ 2 (quantized weights). Scalars are literals of
+// the exported code (an epsilon, a scale) and integer vectors are shape arguments, not weights.
+std::vector<bool> parameter_values(const ir::Graph& graph, const EvalResult& eval) {
+  std::vector<bool> is_param(graph.values.size(), false);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const ir::Value& v = graph.values[id];
+    const bool stored = v.is_initializer ||
+                        (v.producer >= 0 && graph.nodes[size_t(v.producer)].op_type == "Constant");
+    const ops::Meta& m = eval.metas[id];
+    is_param[id] = stored && m.present() && m.shape.rank() >= (is_float(m.dtype) ? 1 : 2);
+  }
+  return is_param;
+}
+
+double numel(const ops::Meta& m) {
+  double n = 1;
+  for (const Dim& d : m.shape.dims()) n *= double(d.value());
+  return n;
+}
+
+const char* state_note(NodeState state) {
+  switch (state) {
+    case NodeState::kUnsupported: return "strata has no rules for this op";
+    case NodeState::kDataDependent:
+      return "its output shape depends on values known only at run time";
+    default: return "";
+  }
+}
+
+// One analysis: the evaluations of the graph, the formulas fitted through them, and the results.
+class Run {
+ public:
+  Run(const ir::Graph& graph, const AnalyzeOptions& options)
+      : graph_(graph),
+        options_(options),
+        plan_(plan_inputs(graph, options.input_shapes, options.dims)),
+        k_(plan_.symbols.size()),
+        sized_(plan_.all_sizes_known()),
+        fit_(k_ > 0 && options.formulas),
+        evaluator_(graph) {
+    if (!sized_ && !fit_)
+      fail("every symbolic dim needs a size to analyse without formulas (missing: {})",
+           fmt::join(plan_.symbols, ", "));
+    std::map<std::string_view, BackwardRule> by_type;  // a few dozen types, thousands of nodes
+    for (const ir::Node& node : graph.nodes) {
+      auto [it, inserted] = by_type.try_emplace(node.op_type);
+      if (inserted) it->second = backward_rule(node.op_type);
+      rules_.push_back(it->second);
+    }
+    // A slot per evaluation: the lattice of the highest degree, then the check, then the sizes.
+    lattice_slots_ = fit_ ? Interpolation::get(k_, kMaxDegree).lattice().size() : 0;
+    check_slot_ = lattice_slots_;
+    exact_slot_ = fit_ ? lattice_slots_ + 1 : 0;
+  }
+
+  Analysis analyze() {
+    Analysis a;
+    a.symbols = plan_.symbols;
+    a.sizes = plan_.sizes;
+    a.input_shapes = plan_.symbolic_shapes();
+    if (fit_) fit_formulas();
+    if (sized_) {
+      std::vector<int64_t> given;
+      for (const auto& s : plan_.sizes) given.push_back(*s);
+      evaluate(given, exact_slot_, true);
+    }
+    a.evaluations = evaluations_;
+    node_results(a);
+    totals(a);
+    warnings(a);
+    return a;
+  }
+
+ private:
+  // Evaluates the graph at `sizes` (of the symbols) and records its figures in `slot`.
+  void evaluate(const std::vector<int64_t>& sizes, size_t slot, bool exact) {
+    try {
+      evaluator_.evaluate(plan_.shapes_at(sizes), eval_);
+    } catch (const Error& e) {
+      if (exact || k_ == 0) throw;
+      fail("with {} the model's shape rules fail ({}); give the symbolic dims their sizes",
+           plan_.sizes_str(sizes), e.what());
+    }
+    if (evaluations_++ == 0) {
+      layout_ = make_layout(graph_, eval_);
+      samples_.emplace(layout_.size, exact_slot_ + (sized_ ? 1 : 0));
+      liveness_.emplace(graph_, eval_, rules_);
+    }
+    // The planner's layout is concrete, not a formula: it is made at the sizes given only.
+    liveness_->figures(eval_, exact && options_.arena, memory_);
+    samples_->record(graph_, eval_, memory_, rules_, layout_, slot);
+  }
+
+  // Fits every figure with degree 1, then raises the degree (evaluating the extra lattice points)
+  // only while some figure that is known everywhere does not fit yet.
+  void fit_formulas() {
+    const Interpolation* in = &Interpolation::get(k_, 1);
+    size_t evaluated = in->lattice().size();
+    for (size_t p = 0; p < evaluated; ++p) evaluate(in->lattice()[p], p, false);
+    evaluate(in->check_point(), check_slot_, false);
+    formulas_.resize(layout_.size);
+    // False when figure i does not fit yet but might with a higher degree.
+    auto try_fit = [&](size_t i) {
+      const double* v = samples_->figure(i);
+      formulas_[i] = in->fit({v, in->lattice().size()}, v[check_slot_]);
+      if (formulas_[i] || !std::isfinite(v[check_slot_])) return true;
+      for (size_t p = 0; p < in->lattice().size(); ++p)
+        if (!std::isfinite(v[p])) return true;  // unknown: more sizes will not help
+      return false;
+    };
+    std::vector<size_t> pending;
+    for (size_t i = 0; i < layout_.size; ++i)
+      if (layout_.recorded[i] && !try_fit(i)) pending.push_back(i);
+    for (int degree = 2; degree <= kMaxDegree && !pending.empty(); ++degree) {
+      in = &Interpolation::get(k_, degree);
+      const size_t before = evaluated;
+      for (; evaluated < in->lattice().size(); ++evaluated)
+        evaluate(in->lattice()[evaluated], evaluated, false);
+      // Fits of a lower degree must also go through the new points.
+      std::vector<double> point(k_);
+      for (size_t i = 0; i < layout_.size; ++i)
+        for (size_t p = before; p < evaluated && layout_.recorded[i] && formulas_[i]; ++p) {
+          for (size_t s = 0; s < k_; ++s) point[s] = double(in->lattice()[p][s]);
+          const double want = samples_->figure(i)[p], got = formulas_[i]->evaluate(point);
+          if (!(std::fabs(got - want) <= 1e-9 * std::max(1.0, std::fabs(want)))) {
+            formulas_[i].reset();
+            pending.push_back(i);
+          }
+        }
+      std::vector<size_t> still;
+      for (size_t i : pending)
+        if (!try_fit(i)) still.push_back(i);
+      pending = std::move(still);
+    }
+  }
+
+  // Figure i: its formula (a constant without symbols) and its value at the sizes given.
+  Quantity quantity(size_t i) {
+    Quantity q;
+    if (!layout_.recorded[i]) return q;
+    const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
+    if (fit_)
+      q.formula = std::move(formulas_[i]);
+    else if (k_ == 0 && std::isfinite(exact))
+      q.formula = Polynomial::constant(exact);
+    if (std::isfinite(exact)) q.value = exact;
+    return q;
+  }
+
+  // Per node: state, parameters, figures, output shapes and a note; and the node lists.
+  void node_results(Analysis& a) {
+    // States, dtypes and parameters from the last evaluation (the sizes given, when given).
+    const EvalResult& reference = eval_;
+    const std::vector<bool> is_param = parameter_values(graph_, reference);
+    std::vector<bool> counted(graph_.values.size(), false);
+    std::vector<int64_t> unknown_origin(graph_.values.size(), -1);  // where unknown-ness began
+    a.nodes.resize(graph_.nodes.size());
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      const ir::Node& node = graph_.nodes[n];
+      const NodeEval& e = reference.nodes[n];
+      NodeAnalysis& r = a.nodes[n];
+      r.state = e.state;
+      r.folded = e.folded;
+      r.has_cost_rule = e.state == NodeState::kKnown && e.has_cost;
+      r.backward_rule_known = rules_[n].known;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const ir::ValueId id = node.inputs[i];
+        if (id == ir::kNoValue || !is_param[size_t(id)]) continue;
+        // The same weight read twice by one node counts once.
+        if (std::find(node.inputs.begin(), node.inputs.begin() + long(i), id) !=
+            node.inputs.begin() + long(i))
+          continue;
+        const ops::Meta& m = reference.metas[size_t(id)];
+        r.params += int64_t(numel(m));
+        r.param_bytes += value_bytes(m);
+        if (!counted[size_t(id)]) {
+          counted[size_t(id)] = true;
+          a.totals.params += int64_t(numel(m));
+          a.totals.param_bytes += value_bytes(m);
+          if (is_float(m.dtype)) a.totals.training.gradients += value_bytes(m);
+        }
+      }
+      const size_t base = layout_.node_offset[n];
+      r.macs = quantity(base + kMacs);
+      r.flops = quantity(base + kFlops);
+      r.backward_flops = quantity(base + kBackwardFlops);
+      r.bytes_read = quantity(base + kBytesRead);
+      r.output_bytes = quantity(base + kOutputBytes);
+      r.workspace_bytes = quantity(base + kWorkspaceBytes);
+      r.saved_bytes = quantity(base + kSavedBytes);
+      r.live_after_bytes = quantity(base + kLiveAfterBytes);
+      r.accumulated_saved_bytes = quantity(base + kAccumulatedSavedBytes);
+      size_t dim = base + kNodeColumns;
+      bool polynomial = true;
+      r.outputs.reserve(node.outputs.size());
+      for (size_t j = 0; j < node.outputs.size(); ++j) {
+        OutputInfo out;
+        out.dtype = reference.metas[size_t(node.outputs[j])].dtype;
+        out.dims.reserve(size_t(std::max<int64_t>(layout_.rank(n, j), 0)));
+        for (int64_t d = 0; d < layout_.rank(n, j); ++d) {
+          out.dims.push_back(quantity(dim++));
+          polynomial &= out.dims.back().formula.has_value();
+        }
+        r.outputs.push_back(std::move(out));
+      }
+
+      switch (e.state) {
+        case NodeState::kKnown:
+          if (e.folded) break;
+          if (!e.has_cost) {
+            a.no_cost_rule.push_back(n);
+            r.note = "no cost rule";
+          }
+          polynomial &= !r.has_cost_rule || (r.macs.formula && r.flops.formula);
+          if (fit_ && !polynomial) {
+            any_not_polynomial_ = true;
+            r.note =
+                "some figures are not polynomials of degree ≤ 3 in the symbolic dims (strides "
+                "or divisions on them?): they need sizes";
+          }
+          break;
+        case NodeState::kUnsupported: a.unsupported.push_back(n); break;
+        case NodeState::kDataDependent: a.data_dependent.push_back(n); break;
+        case NodeState::kInputUnknown: a.unknown.push_back(n); break;
+      }
+      if (e.state == NodeState::kKnown) continue;
+      a.totals.complete = false;
+      int64_t origin = int64_t(n);
+      if (e.state == NodeState::kInputUnknown)
+        for (ir::ValueId id : node.inputs)
+          if (id != ir::kNoValue && unknown_origin[size_t(id)] >= 0) {
+            origin = unknown_origin[size_t(id)];
+            break;
+          }
+      for (ir::ValueId id : node.outputs) unknown_origin[size_t(id)] = origin;
+      r.note = origin == int64_t(n) ? state_note(e.state)
+                                    : fmt::format("its input shapes are unknown (after {})",
+                                                  graph_.describe(graph_.nodes[size_t(origin)]));
+    }
+  }
+
+  void totals(Analysis& a) {
+    const size_t t = layout_.totals_offset;
+    Totals& totals = a.totals;
+    totals.macs = quantity(t + kTotalMacs);
+    totals.flops = quantity(t + kTotalFlops);
+    totals.backward_flops = quantity(t + kTotalBackwardFlops);
+    totals.bytes_read = quantity(t + kTotalBytesRead);
+    totals.peak_activation_bytes = quantity(t + kPeak);
+    totals.arena_bytes = options_.arena ? quantity(t + kArena) : Quantity{};
+    totals.input_bytes = quantity(t + kInputBytes);
+    totals.folded_bytes = quantity(t + kFoldedBytes);
+    TrainingEstimate& training = totals.training;
+    training.saved_activations = quantity(t + kSavedTotal);
+    training.parameters = totals.param_bytes;
+    training.sgd_momentum = training.gradients;
+    training.adam = 2 * training.gradients;
+    const double fixed_sgd = training.parameters + training.gradients + training.sgd_momentum;
+    const double fixed_adam = training.parameters + training.gradients + training.adam;
+    auto plus = [](const Quantity& q, double c) {
+      Quantity r;
+      if (q.formula) r.formula = *q.formula + Polynomial::constant(c);
+      if (q.value) r.value = *q.value + c;
+      return r;
+    };
+    training.total_sgd = plus(training.saved_activations, fixed_sgd);
+    training.total_adam = plus(training.saved_activations, fixed_adam);
+  }
+
+  void warnings(Analysis& a) const {
+    auto list = [&](const std::vector<size_t>& nodes) {
+      std::vector<std::string> parts;
+      for (size_t n : nodes) parts.push_back(graph_.describe(graph_.nodes[n]));
+      return fmt::format("{} node{}: {}", nodes.size(), nodes.size() == 1 ? "" : "s",
+                         fmt::join(parts, ", "));
+    };
+    if (!a.unsupported.empty())
+      a.warnings.push_back(
+          fmt::format("strata has no rules for {}; their outputs and what follows are unknown",
+                      list(a.unsupported)));
+    if (!a.data_dependent.empty())
+      a.warnings.push_back(
+          fmt::format("output shapes known only at run time at {}; what follows is unknown",
+                      list(a.data_dependent)));
+    if (!a.no_cost_rule.empty())
+      a.warnings.push_back(
+          fmt::format("no cost rule, left out of the totals: {}", list(a.no_cost_rule)));
+    if (any_not_polynomial_)
+      a.warnings.push_back(
+          "some figures are not polynomials in the symbolic dims; give the dims sizes to see them");
+  }
+
+  const ir::Graph& graph_;
+  const AnalyzeOptions& options_;
+  const InputPlan plan_;
+  const size_t k_;    // symbols
+  const bool sized_;  // every symbol has a size (or there is none)
+  const bool fit_;    // formulas are fitted
+  const MetaEvaluator evaluator_;
+  std::vector<BackwardRule> rules_;  // per node
+  size_t lattice_slots_ = 0, check_slot_ = 0, exact_slot_ = 0;
+  int evaluations_ = 0;
+  EvalResult eval_;  // updated in place: each evaluation re-runs only what the sizes change
+  Layout layout_;
+  std::optional<Samples> samples_;
+  std::optional<Liveness> liveness_;
+  MemoryFigures memory_;
+  std::vector<std::optional<Polynomial>> formulas_;  // per figure
+  bool any_not_polynomial_ = false;
+};
+
+}  // namespace
+
+bool Analysis::all_sizes_known() const {
+  for (const auto& s : sizes)
+    if (!s) return false;
+  return true;
+}
+
+const NodeAnalysis* Analysis::find(const ir::Graph& graph, std::string_view name) const {
+  for (size_t n = 0; n < graph.nodes.size() && n < nodes.size(); ++n)
+    if (graph.nodes[n].name == name) return &nodes[n];
+  return nullptr;
+}
+
+Analysis analyze(const ir::Graph& graph, const AnalyzeOptions& options) {
+  return Run(graph, options).analyze();
+}
+
+}  // namespace strata::analyzer

@@ -1,0 +1,64 @@
+// One evaluation of a graph with meta tensors: every node's shape rule and cost rule (the ops'
+// own, as the engine uses them) at given input shapes, without reading or allocating tensor data
+// beyond the small values that shape computations need (Shape, Reshape targets, Constants).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op.h"
+
+namespace strata::analyzer {
+
+enum class NodeState : uint8_t {
+  kKnown,          // output dtypes and shapes computed
+  kUnsupported,    // strata has no rules for this op
+  kDataDependent,  // the output shape depends on values known only at run time
+  kInputUnknown,   // an input's shape is unknown (downstream of one of the above)
+};
+
+struct NodeEval {
+  NodeState state = NodeState::kInputUnknown;
+  // Computed before running, as the engine does: every input is a constant, or the shape rule
+  // gave the outputs' values (Shape of a static shape). Such a node is not an inference step.
+  bool folded = false;
+  bool has_cost = false;  // the op's cost rule gave a cost (not evaluated for folded nodes)
+  ops::Cost cost;
+};
+
+struct EvalResult {
+  std::vector<ops::Meta> metas;  // per graph value; absent (dtype undefined) when unknown
+  std::vector<bool> constant;    // per graph value: initializer, Constant or folded output
+  std::vector<NodeEval> nodes;   // per graph node
+  std::vector<bool> changed;     // per graph value: differs from the previous evaluation
+  size_t reevaluated = 0;        // nodes whose rules ran in the last evaluation
+};
+
+// A graph prepared for repeated evaluation: ops are built once.
+class MetaEvaluator {
+ public:
+  // Builds every supported node's op (fails naming the node on an invalid attribute).
+  explicit MetaEvaluator(const ir::Graph& graph);
+
+  const ir::Graph& graph() const { return graph_; }
+  // The node's op, or nullptr when the op type is unsupported.
+  const ops::Op* op(size_t node) const { return ops_[node].get(); }
+
+  // Evaluates every node with graph input i shaped input_shapes[i] (dims may be symbolic, then
+  // costs are not computed). Fails naming the node when a shape rule rejects its inputs.
+  // When `out` holds an earlier evaluation of this graph, only the nodes downstream of a changed
+  // input are evaluated again: rules are pure functions of their inputs' metas.
+  void evaluate(const std::vector<Shape>& input_shapes, EvalResult& out) const;
+
+ private:
+  // One node's rules; its output metas, or nullopt when unknown (result.state says why).
+  std::optional<std::vector<ops::Meta>> evaluate_node(size_t n, const EvalResult& out,
+                                                      std::vector<const ops::Meta*>& in,
+                                                      NodeEval& result) const;
+  const ir::Graph& graph_;
+  std::vector<std::unique_ptr<ops::Op>> ops_;
+};
+
+}  // namespace strata::analyzer

@@ -1,0 +1,104 @@
+// Add, Sub, Mul and Div through oneDNN's binary primitive (JIT-vectorised, shared among the
+// session's threads): f32, numpy broadcasting where the first operand (or, for Add and Mul, either)
+// has the output's shape. Same-shape and per-channel operations keep the layout the first operand
+// comes in; other broadcasts run plain.
+#include <algorithm>
+
+#include "kernels/kernel.h"
+#include "kernels/onednn/onednn.h"
+
+namespace strata::kernels::onednn {
+
+namespace {
+
+using dnnl::memory;
+
+bool serves(const ir::Node& node) {
+  return node.domain.empty() && (node.op_type == "Add" || node.op_type == "Sub" ||
+                                 node.op_type == "Mul" || node.op_type == "Div");
+}
+
+bool commutative(const std::string& type) { return type == "Add" || type == "Mul"; }
+
+dnnl::algorithm algorithm_of(const std::string& type) {
+  if (type == "Add") return dnnl::algorithm::binary_add;
+  if (type == "Sub") return dnnl::algorithm::binary_sub;
+  if (type == "Mul") return dnnl::algorithm::binary_mul;
+  return dnnl::algorithm::binary_div;
+}
+
+// Which input is the full-shape one (src0): 0, 1 (commutative ops only), or -1.
+int full_input(const NodeRequest& r) {
+  const Shape& out = r.output(0).shape;
+  if (r.input(0).shape == out) return 0;
+  if (commutative(r.node.op_type) && r.input(1).shape == out) return 1;
+  return -1;
+}
+
+Verdict supports(const NodeRequest& r) {
+  if (r.node.inputs.size() != 2 || !r.has_input(0) || !r.has_input(1))
+    return Verdict::no("needs two inputs");
+  if (r.graph.opset < 7) return Verdict::no("before opset 7 the op broadcasts by attribute");
+  for (size_t i : {size_t(0), size_t(1)})
+    if (r.input(i).dtype != DType::kF32)
+      return Verdict::no("oneDNN binary runs f32 here; input " + std::to_string(i) + " is " +
+                         std::string(dtype_name(r.input(i).dtype)));
+  if (full_input(r) < 0) return Verdict::no("the first operand broadcasts to the output's shape");
+  if (r.output(0).shape.rank() > 6) return Verdict::no("more than 6 dimensions");
+  return Verdict::yes("f32 element-wise arithmetic");
+}
+
+// `shape` with leading 1s up to `rank`.
+std::vector<int64_t> padded(std::vector<int64_t> shape, size_t rank) {
+  shape.insert(shape.begin(), rank - std::min(rank, shape.size()), 1);
+  return shape;
+}
+
+class BinaryKernel final : public Kernel {
+ public:
+  explicit BinaryKernel(const NodeRequest& r) : src0_(size_t(full_input(r))), src1_(1 - src0_) {
+    const std::vector<int64_t> out = r.output(0).shape.values();
+    const std::vector<int64_t> other = padded(r.input(src1_).shape.values(), out.size());
+    // The second operand can follow the first's layout when it has the same shape, or is one
+    // value per channel (then every layout orders it the same way).
+    bool per_channel = out.size() >= 3 && r.input(src1_).shape.rank() == int64_t(out.size());
+    for (size_t d = 0; d < other.size(); ++d)
+      per_channel = per_channel && (other[d] == 1 || (d == 1 && other[d] == out[1]));
+    Layout layout = r.input_layouts[src0_];
+    if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
+    const memory::desc d0 = desc_of(out, layout);
+    const memory::desc d1 = desc_of(other, other == out || per_channel ? layout : Layout::kPlain);
+    const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
+    const dnnl::binary::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    name_ = impl_name(pd);
+    input_layouts_ = {Layout::kPlain, Layout::kPlain};
+    input_layouts_[src0_] = layout;
+    if (other == out || per_channel) input_layouts_[src1_] = layout;
+    output_layouts_ = {layout};
+    primitive_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
+    scratch_bytes_ = primitive_.scratch_bytes();
+    slot0_ = primitive_.add_slot(DNNL_ARG_SRC_0, d0);
+    slot1_ = primitive_.add_slot(DNNL_ARG_SRC_1, d1);
+    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, d0);
+  }
+
+  void run(const KernelArgs& args) override {
+    primitive_.set(slot0_, args.inputs[src0_]->raw());
+    primitive_.set(slot1_, args.inputs[src1_]->raw());
+    primitive_.set(dst_slot_, args.outputs[0]->raw());
+    primitive_.run(args.scratch);
+  }
+
+ private:
+  size_t src0_, src1_;
+  BoundPrimitive primitive_;
+  int slot0_ = -1, slot1_ = -1, dst_slot_ = -1;
+};
+
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<BinaryKernel>(r); }
+
+}  // namespace
+
+KernelFamily binary_family() { return {"onednn_binary", true, &serves, &supports, &prepare}; }
+
+}  // namespace strata::kernels::onednn

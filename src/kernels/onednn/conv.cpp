@@ -1,0 +1,199 @@
+// Conv and FusedConv through oneDNN's convolution: f32, 1 to 3 spatial axes, groups (depthwise
+// included), strides, dilations, asymmetric and automatic pads; bias, the residual Z (a sum
+// post-op: the output buffer starts as Z, in place when the session lets Z's buffer be reused) and
+// the activation (eltwise post-ops) are fused. Weights are packed once at prepare into
+// the format the chosen implementation wants; activations use the layout policy's format.
+#include <cstring>
+#include <optional>
+
+#include "kernels/kernel.h"
+#include "kernels/onednn/onednn.h"
+#include "ops/fused_conv.h"
+
+namespace strata::kernels::onednn {
+
+namespace {
+
+using dnnl::memory;
+
+// What the kernel needs from a Conv or FusedConv op.
+struct ConvSetup {
+  const ops::ConvAttributes* attrs = nullptr;
+  ops::Activation activation;
+};
+
+std::optional<ConvSetup> setup_of(const ops::Op& op) {
+  if (const ops::ConvAttributes* attrs = ops::conv_attributes(op)) return ConvSetup{attrs, {}};
+  if (auto fused = ops::fused_conv_attributes(op)) return ConvSetup{fused->conv, fused->activation};
+  return std::nullopt;
+}
+
+bool serves(const ir::Node& node) {
+  return (node.domain.empty() && node.op_type == "Conv") || node.op_type == "FusedConv";
+}
+
+Verdict supports(const NodeRequest& r) {
+  const std::optional<ConvSetup> setup = setup_of(r.op);
+  if (!setup) return Verdict::no("the op is not a convolution");
+  const ops::Meta& x = r.input(0);
+  if (x.dtype != DType::kF32)
+    return Verdict::no("oneDNN convolution runs f32 here; X is " + std::string(dtype_name(x.dtype)));
+  if (x.shape.rank() < 3 || x.shape.rank() > 5)
+    return Verdict::no("oneDNN convolution takes 1 to 3 spatial axes");
+  if (!r.input(1).value) return Verdict::no("the weights W are not constant (packed at prepare)");
+  if (r.has_input(2) && !r.input(2).value) return Verdict::no("the bias B is not constant");
+  dnnl::post_ops probe;
+  if (!append_activation(probe, setup->activation))
+    return Verdict::no("oneDNN has no post-op for the fused activation");
+  return Verdict::yes("f32 convolution with constant weights");
+}
+
+memory::dims dims_of(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
+
+class ConvKernel final : public Kernel {
+ public:
+  explicit ConvKernel(const NodeRequest& r) {
+    const ConvSetup setup = *setup_of(r.op);
+    const std::vector<int64_t> x_shape = r.input(0).shape.values();
+    const std::vector<int64_t> w_shape = r.input(1).shape.values();
+    const std::vector<int64_t> y_shape = r.output(0).shape.values();
+    const ops::Window window = ops::with_forward_pads(
+        ops::resolve_conv_window(setup.attrs->window, r.input(0).shape, r.input(1).shape),
+        ops::spatial_dims(x_shape));
+    memory::dims strides, dilations, pads_begin, pads_end;
+    for (size_t d = 0; d < window.rank(); ++d) {
+      strides.push_back(window.strides[d]);
+      dilations.push_back(window.dilations[d] - 1);  // oneDNN counts the gaps
+      pads_begin.push_back(window.pads_begin[d]);
+      pads_end.push_back(window.pads_end[d]);
+    }
+    // Grouped weights: [M, C/g, k...] is [g, M/g, C/g, k...] in the same memory order.
+    const int64_t group = setup.attrs->group;
+    std::vector<int64_t> w_dims = w_shape;
+    if (group > 1) {
+      w_dims[0] = w_shape[0] / group;
+      w_dims.insert(w_dims.begin(), group);
+    }
+    const memory::desc w_plain = desc_of(w_dims, Layout::kPlain);
+    const memory::desc w_any(dims_of(w_dims), memory::data_type::f32, memory::format_tag::any);
+    const bool has_bias = r.has_input(2);
+    const memory::desc b_desc = has_bias ? desc_of({w_shape[0]}, Layout::kPlain) : memory::desc();
+    const bool residual = r.has_input(ops::kFusedConvResidual);
+
+    // Activation layouts: the input keeps the layout it has when it is not plain (no reorder
+    // between convolutions); otherwise the policy decides, and `any` lets oneDNN choose.
+    const Layout x_layout = r.input_layouts[0];
+    const memory::desc any_x(dims_of(x_shape), memory::data_type::f32, memory::format_tag::any);
+    const memory::desc any_y(dims_of(y_shape), memory::data_type::f32, memory::format_tag::any);
+    memory::desc src, dst;
+    switch (r.layout_policy) {
+      case LayoutPolicy::kPlain:
+        src = desc_of(x_shape, Layout::kPlain);
+        dst = desc_of(y_shape, Layout::kPlain);
+        break;
+      case LayoutPolicy::kChannelsLast:
+      case LayoutPolicy::kBlocked: {
+        const Layout target = r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16
+                                                                        : Layout::kChannelsLast;
+        src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
+        dst = desc_of(y_shape, target);
+        break;
+      }
+      case LayoutPolicy::kAuto:
+        src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
+        dst = any_y;
+        break;
+    }
+    if (r.output_needs_plain[0]) dst = desc_of(y_shape, Layout::kPlain);
+
+    auto make_pd = [&](const memory::desc& s, const memory::desc& d) {
+      dnnl::post_ops post_ops;
+      if (residual) post_ops.append_sum(1);  // dst holds Z when the kernel starts
+      append_activation(post_ops, setup.activation);
+      dnnl::primitive_attr attr = user_scratchpad_attr();
+      attr.set_post_ops(post_ops);
+      const auto desc =
+          has_bias ? dnnl::convolution_forward::desc(
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                         s, w_any, b_desc, d, strides, dilations, pads_begin, pads_end)
+                   : dnnl::convolution_forward::desc(
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                         s, w_any, d, strides, dilations, pads_begin, pads_end);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
+    // (nChw8c...) are replaced by the policy's explicit ones.
+    const Layout fallback =
+        r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
+    auto settle = [&](const memory::desc& s, const memory::desc& d) {
+      const dnnl::convolution_forward::primitive_desc first = make_pd(s, d);
+      return std::make_pair(layout_of(first.src_desc()).value_or(fallback),
+                            layout_of(first.dst_desc()).value_or(fallback));
+    };
+    // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
+    // plain output has only oneDNN's reference implementation); plain throughout.
+    std::vector<std::pair<Layout, Layout>> candidates = {settle(src, dst)};
+    candidates.push_back({candidates[0].first, candidates[0].first});
+    candidates.push_back({Layout::kPlain, Layout::kPlain});
+    std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+    Layout src_layout = Layout::kPlain, dst_layout = Layout::kPlain;
+    for (const auto& [s, d] : candidates) {
+      dnnl::convolution_forward::primitive_desc pd =
+          make_pd(desc_of(x_shape, s), desc_of(y_shape, d));
+      const bool reference = std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+      if (!chosen || !reference) {
+        chosen = pd;
+        src_layout = s;
+        dst_layout = d;
+      }
+      if (!reference) break;
+    }
+    const dnnl::convolution_forward::primitive_desc& pd = *chosen;
+    src = pd.src_desc();
+    dst = pd.dst_desc();
+
+    name_ = impl_name(pd);
+    input_layouts_ = {src_layout, Layout::kPlain, Layout::kPlain, dst_layout};
+    output_layouts_ = {dst_layout};
+    dst_bytes_ = dst.get_size();
+    primitive_ = BoundPrimitive(dnnl::convolution_forward(pd), pd.scratchpad_desc());
+    scratch_bytes_ = primitive_.scratch_bytes();
+    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, src);
+    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
+    residual_ = residual;
+    if (residual) inplace_input_ = int(ops::kFusedConvResidual);
+    primitive_.add_fixed(DNNL_ARG_WEIGHTS,
+                         reorder_to(r.input(1).value->raw(), w_plain, pd.weights_desc()));
+    packed_bytes_ = int64_t(pd.weights_desc().get_size());
+    if (has_bias) {
+      bias_ = r.input(2).value;  // read in place: the constant outlives the session
+      primitive_.add_fixed(DNNL_ARG_BIAS,
+                           memory(b_desc, cpu_engine(), const_cast<void*>(bias_->raw())));
+    }
+  }
+
+  void run(const KernelArgs& args) override {
+    primitive_.set(src_slot_, args.inputs[0]->raw());
+    primitive_.set(dst_slot_, args.outputs[0]->raw());
+    if (residual_) {  // the sum post-op adds what dst holds: Z, unless the session aliased them
+      const void* z = args.inputs[ops::kFusedConvResidual]->raw();
+      if (z != args.outputs[0]->raw()) std::memcpy(args.outputs[0]->raw(), z, dst_bytes_);
+    }
+    primitive_.run(args.scratch);
+  }
+
+ private:
+  BoundPrimitive primitive_;
+  int src_slot_ = -1, dst_slot_ = -1;
+  bool residual_ = false;
+  size_t dst_bytes_ = 0;
+  std::shared_ptr<const Tensor> bias_;
+};
+
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<ConvKernel>(r); }
+
+}  // namespace
+
+KernelFamily conv_family() { return {"onednn_conv", true, &serves, &supports, &prepare}; }
+
+}  // namespace strata::kernels::onednn

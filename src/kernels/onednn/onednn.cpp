@@ -1,0 +1,155 @@
+#include "kernels/onednn/onednn.h"
+
+#include <atomic>
+
+#include "core/error.h"
+#include "kernels/kernel.h"
+
+namespace strata::kernels::onednn {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& cpu_stream() {
+  static dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+std::optional<memory::data_type> data_type_of(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return memory::data_type::f32;
+    case DType::kBF16: return memory::data_type::bf16;
+    case DType::kF16: return memory::data_type::f16;
+    case DType::kI32: return memory::data_type::s32;
+    case DType::kI8: return memory::data_type::s8;
+    case DType::kU8: return memory::data_type::u8;
+    default: return std::nullopt;
+  }
+}
+
+memory::format_tag format_of(Layout layout, int64_t rank) {
+  static constexpr tag kPlain[] = {tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
+  switch (layout) {
+    case Layout::kPlain:
+      if (rank >= 1 && rank <= 6) return kPlain[rank - 1];
+      break;
+    case Layout::kChannelsLast:
+      if (rank == 3) return tag::acb;
+      if (rank == 4) return tag::acdb;
+      if (rank == 5) return tag::acdeb;
+      break;
+    case Layout::kBlocked16:
+      if (rank == 3) return tag::aBc16b;
+      if (rank == 4) return tag::aBcd16b;
+      if (rank == 5) return tag::aBcde16b;
+      break;
+  }
+  fail_internal("no oneDNN format for layout {} at rank {}", layout_name(layout, rank), rank);
+}
+
+memory::desc desc_of(const std::vector<int64_t>& shape, Layout layout, memory::data_type type) {
+  if (shape.empty()) return memory::desc({1}, type, tag::a);  // a scalar as one element
+  return memory::desc(memory::dims(shape.begin(), shape.end()), type,
+                      format_of(layout, int64_t(shape.size())));
+}
+
+std::optional<Layout> layout_of(const memory::desc& desc) {
+  const memory::dims dims = desc.dims();
+  const std::vector<int64_t> shape(dims.begin(), dims.end());
+  for (Layout layout : {Layout::kPlain, Layout::kChannelsLast, Layout::kBlocked16}) {
+    if (!layout_fits(layout, int64_t(shape.size()))) continue;
+    if (desc == desc_of(shape, layout, desc.data_type())) return layout;
+  }
+  return std::nullopt;
+}
+
+bool append_activation(dnnl::post_ops& post_ops, const ops::Activation& a) {
+  using algo = dnnl::algorithm;
+  using K = ops::ActivationKind;
+  switch (a.kind) {
+    case K::kNone: return true;
+    case K::kRelu: post_ops.append_eltwise(1, algo::eltwise_relu, 0, 0); return true;
+    case K::kLeakyRelu: post_ops.append_eltwise(1, algo::eltwise_relu, a.alpha, 0); return true;
+    case K::kClip: post_ops.append_eltwise(1, algo::eltwise_clip, a.alpha, a.beta); return true;
+    case K::kSigmoid: post_ops.append_eltwise(1, algo::eltwise_logistic, 0, 0); return true;
+    case K::kTanh: post_ops.append_eltwise(1, algo::eltwise_tanh, 0, 0); return true;
+    case K::kSilu: post_ops.append_eltwise(1, algo::eltwise_swish, 1, 0); return true;
+    case K::kGelu: post_ops.append_eltwise(1, algo::eltwise_gelu_erf, 0, 0); return true;
+    case K::kGeluTanh: post_ops.append_eltwise(1, algo::eltwise_gelu_tanh, 0, 0); return true;
+    case K::kElu: post_ops.append_eltwise(1, algo::eltwise_elu, a.alpha, 0); return true;
+    case K::kHardSigmoid:
+      post_ops.append_eltwise(1, algo::eltwise_linear, a.alpha, a.beta);
+      post_ops.append_eltwise(1, algo::eltwise_clip, 0, 1);
+      return true;
+    case K::kHardSwish: post_ops.append_eltwise(1, algo::eltwise_hardswish, 0, 0); return true;
+  }
+  return false;
+}
+
+dnnl::primitive_attr user_scratchpad_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+std::string impl_name(const dnnl::primitive_desc_base& pd) {
+  return "onednn:" + std::string(pd.impl_info_str());
+}
+
+BoundPrimitive::BoundPrimitive(dnnl::primitive primitive, const memory::desc& scratch_desc)
+    : primitive_(std::move(primitive)), scratch_bytes_(int64_t(scratch_desc.get_size())) {
+  if (scratch_bytes_ > 0) {
+    scratch_ = memory(scratch_desc, cpu_engine(), nullptr);
+    args_.push_back({DNNL_ARG_SCRATCHPAD, scratch_.get()});
+  }
+}
+
+int BoundPrimitive::add_slot(int arg, const memory::desc& desc) {
+  memories_.push_back(memory(desc, cpu_engine(), nullptr));
+  args_.push_back({arg, memories_.back().get()});
+  slot_memory_.push_back(memories_.size() - 1);
+  slot_data_.push_back(nullptr);
+  return int(slot_memory_.size() - 1);
+}
+
+void BoundPrimitive::add_fixed(int arg, const memory& m) {
+  memories_.push_back(m);
+  args_.push_back({arg, m.get()});
+}
+
+void BoundPrimitive::set(int slot, const void* data) {
+  if (slot_data_[size_t(slot)] == data) return;
+  memories_[slot_memory_[size_t(slot)]].set_data_handle(const_cast<void*>(data));
+  slot_data_[size_t(slot)] = data;
+}
+
+namespace {
+std::atomic<int64_t> g_library_calls{0};
+}  // namespace
+
+void BoundPrimitive::run(void* scratch) {
+  g_library_calls.fetch_add(1, std::memory_order_relaxed);
+  if (scratch_bytes_ > 0) scratch_.set_data_handle(scratch);
+  const dnnl_status_t status =
+      dnnl_primitive_execute(primitive_.get(), cpu_stream().get(), int(args_.size()), args_.data());
+  if (status != dnnl_success) fail_internal("oneDNN primitive failed with status {}", int(status));
+}
+
+memory reorder_to(const void* src, const memory::desc& plain_desc, const memory::desc& desc) {
+  memory from(plain_desc, cpu_engine(), const_cast<void*>(src));
+  memory to(desc, cpu_engine());
+  dnnl::reorder(from, to).execute(cpu_stream(), from, to);
+  cpu_stream().wait();
+  return to;
+}
+
+}  // namespace strata::kernels::onednn
+
+namespace strata::kernels {
+int64_t library_calls() { return onednn::g_library_calls.load(std::memory_order_relaxed); }
+}  // namespace strata::kernels

@@ -1,0 +1,73 @@
+// What the oneDNN kernels share: the CPU engine and stream, memory descriptors for strata tensors,
+// and a primitive whose arguments are bound once at prepare so that running it builds nothing.
+// src/kernels/onednn/ is the only place that includes dnnl.hpp.
+#pragma once
+
+#include <dnnl.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/layout.h"
+#include "ops/fused_activation.h"
+
+namespace strata::kernels::onednn {
+
+dnnl::engine& cpu_engine();
+dnnl::stream& cpu_stream();
+
+// oneDNN's data type for a strata dtype (nullopt when it has none).
+std::optional<dnnl::memory::data_type> data_type_of(DType dtype);
+
+// The format tag of a layout at a rank (plain: abc...; channels-last: acdb...; blocked: aBcd16b).
+dnnl::memory::format_tag format_of(Layout layout, int64_t rank);
+
+// A descriptor for a tensor of `shape` in `layout` (f32 unless told).
+dnnl::memory::desc desc_of(const std::vector<int64_t>& shape, Layout layout,
+                           dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+
+// The strata layout a descriptor oneDNN chose is in, or nullopt when it is none of them.
+std::optional<Layout> layout_of(const dnnl::memory::desc& desc);
+
+// Appends the eltwise post-ops for a fused activation; false when oneDNN has no equivalent.
+bool append_activation(dnnl::post_ops& post_ops, const ops::Activation& activation);
+
+// Attributes every strata primitive uses: scratch memory given by the caller (booked at prepare).
+dnnl::primitive_attr user_scratchpad_attr();
+
+// "onednn:" + the implementation oneDNN picked ("onednn:brgconv:avx512_core").
+std::string impl_name(const dnnl::primitive_desc_base& pd);
+
+// A primitive with every argument bound once. Arguments whose buffer changes between runs get a
+// slot; run() points the slots at this run's buffers and executes without building anything.
+class BoundPrimitive {
+ public:
+  BoundPrimitive() = default;
+  BoundPrimitive(dnnl::primitive primitive, const dnnl::memory::desc& scratch_desc);
+
+  // An argument whose buffer is given at run time; returns its slot.
+  int add_slot(int arg, const dnnl::memory::desc& desc);
+  // An argument that stays the same (packed weights, bias).
+  void add_fixed(int arg, const dnnl::memory& memory);
+  int64_t scratch_bytes() const { return scratch_bytes_; }
+
+  // Points slot `slot` at `data` (a no-op when it already points there).
+  void set(int slot, const void* data);
+  void run(void* scratch);
+
+ private:
+  dnnl::primitive primitive_;
+  std::vector<dnnl::memory> memories_;  // keeps every bound memory alive
+  std::vector<dnnl_exec_arg_t> args_;
+  std::vector<const void*> slot_data_;
+  std::vector<size_t> slot_memory_;  // slot → index into memories_
+  dnnl::memory scratch_;
+  int64_t scratch_bytes_ = 0;
+};
+
+// Copies `src` (plain, e.g. a constant weight) into a new memory of `desc`, reordering once.
+dnnl::memory reorder_to(const void* src, const dnnl::memory::desc& plain_desc,
+                        const dnnl::memory::desc& desc);
+
+}  // namespace strata::kernels::onednn

@@ -1,0 +1,34 @@
+#include "ops/internal_ops.h"
+
+namespace strata::ops {
+
+#define STRATA_INTERNAL_OP(type, family) std::unique_ptr<Op> make_##family(const NodeInfo& node);
+#include "ops/internal_op_list.inc"
+#undef STRATA_INTERNAL_OP
+
+namespace {
+struct Entry {
+  std::string_view type;
+  OpFactory factory;
+};
+
+constexpr Entry kEntries[] = {
+#define STRATA_INTERNAL_OP(type, family) {#type, &make_##family},
+#include "ops/internal_op_list.inc"
+#undef STRATA_INTERNAL_OP
+};
+}  // namespace
+
+OpFactory find_internal_op(std::string_view op_type) {
+  for (const Entry& e : kEntries)
+    if (e.type == op_type) return e.factory;
+  return nullptr;
+}
+
+OpFactory find_op_in_domain(std::string_view domain, std::string_view op_type) {
+  if (domain.empty() || domain == "ai.onnx") return find_op(op_type);
+  if (domain == kStrataDomain) return find_internal_op(op_type);
+  return nullptr;
+}
+
+}  // namespace strata::ops

@@ -1,0 +1,20 @@
+// LayerNormalization's attributes, parsed once by the op (src/ops/layer_norm.cpp) and read by the
+// fast kernels.
+#pragma once
+
+#include <optional>
+
+#include "ops/op.h"
+
+namespace strata::ops {
+
+struct LayerNormAttributes {
+  int64_t axis = -1;  // as written (may be negative)
+  float epsilon = 1e-5f;
+  bool wants_statistics = false;  // the optional Mean or InvStdDev output is read
+};
+
+// The attributes of a LayerNormalization op, or nullopt for other ops.
+std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op);
+
+}  // namespace strata::ops

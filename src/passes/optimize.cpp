@@ -1,0 +1,23 @@
+#include "passes/optimize.h"
+
+#include "passes/fold_batch_norm.h"
+#include "passes/fold_constants.h"
+#include "passes/fuse_conv.h"
+#include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul.h"
+#include "passes/remove_dead_nodes.h"
+
+namespace strata::passes {
+
+std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
+  std::vector<PassRecord> records;
+  records.push_back({"fold_constants", fold_constants(graph)});
+  records.push_back({"fold_batch_norm", fold_batch_norm(graph)});
+  records.push_back({"fuse_layer_norm", fuse_layer_norm(graph)});
+  records.push_back({"fuse_conv", fuse_conv(graph)});
+  records.push_back({"fuse_matmul", fuse_matmul(graph)});
+  records.push_back({"remove_dead_nodes", remove_dead_nodes(graph)});
+  return records;
+}
+
+}  // namespace strata::passes

@@ -1,0 +1,22 @@
+// The graph optimisation pipeline run before a session prepares a model for speed: constant
+// folding, BatchNorm folding, LayerNorm / Conv / MatMul fusion and dead-node removal, in that
+// order. Every pass is its own function (and file) with its own test.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace strata::passes {
+
+struct PassRecord {
+  std::string name;    // "fuse_conv"
+  size_t changes = 0;  // nodes folded, fused or removed
+};
+
+// Rewrites `graph` in place and returns what each pass did, in order. Values keep their ids;
+// graph inputs and outputs are unchanged. Errors name the node at fault (exit 2).
+std::vector<PassRecord> optimize_graph(ir::Graph& graph);
+
+}  // namespace strata::passes

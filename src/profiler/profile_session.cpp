@@ -1,0 +1,95 @@
+#include "profiler/profile_session.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "profiler/collected_profile.h"
+#include "profiler/collector.h"
+#include "profiler/isolation.h"
+#include "profiler/resource_usage.h"
+#include "profiler/stats.h"
+#include "profiler/tick_clock.h"
+
+namespace strata::profiler {
+
+namespace {
+
+// Events are kept in memory until the profile is built; bound what a command line can ask for.
+constexpr double kMaxEventBytes = double(int64_t(1) << 30);
+
+// Runs with `collector` as the session's hooks for this run only.
+void profiled_run(runtime::Session& session, const std::vector<const Tensor*>& inputs,
+                  Collector& collector) {
+  AttachedHooks attached(session, &collector);
+  collector.begin_run();
+  session.run(inputs);
+  collector.end_run();
+}
+
+double unprofiled_run(runtime::Session& session, const std::vector<const Tensor*>& inputs) {
+  // The same clock as the profiled runs, so both pay the same for reading it.
+  const int64_t start = ticks();
+  session.run(inputs);
+  return tick_span_ms(start, ticks());
+}
+
+}  // namespace
+
+double overhead_pct(const std::vector<double>& profiled_ms,
+                    const std::vector<double>& unprofiled_ms) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(profiled_ms.size(), unprofiled_ms.size()); ++i)
+    if (unprofiled_ms[i] > 0) ratios.push_back(profiled_ms[i] / unprofiled_ms[i]);
+  return ratios.empty() ? 0 : (summarize(ratios).median - 1) * 100;
+}
+
+Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
+                        const ProfileRunOptions& options) {
+  if (options.iterations < 1)
+    fail("profiling needs at least 1 iteration, not {}", options.iterations);
+  if (options.warmup < 0) fail("the warm-up count must not be negative, not {}", options.warmup);
+  const size_t steps = session.steps().size();
+  const double event_bytes = double(steps) * options.iterations * double(sizeof(NodeEvent));
+  if (event_bytes > kMaxEventBytes)
+    fail(
+        "{} iterations of {} nodes would need {:.0f} bytes of event buffers, over the limit of "
+        "{}: profile fewer iterations",
+        options.iterations, steps, event_bytes, kMaxEventBytes);
+
+  Collector cold(steps, 1);
+  profiled_run(session, inputs, cold);
+  for (int i = 0; i < options.warmup; ++i) session.run(inputs);
+
+  Collector collector(steps, size_t(options.iterations));
+  std::vector<double> unprofiled;
+  unprofiled.reserve(size_t(options.iterations));
+  const UsageReading usage_from = read_usage();
+  for (int i = 0; i < options.iterations; ++i) {
+    const bool profiled_first = i % 2 == 0;
+    if (profiled_first) profiled_run(session, inputs, collector);
+    unprofiled.push_back(unprofiled_run(session, inputs));
+    if (!profiled_first) profiled_run(session, inputs, collector);
+  }
+  const UsageReading usage_to = read_usage();
+
+  Profile profile = collected_profile(session, collector);
+  profile.warmup = options.warmup;
+  profile.first_iteration_ms = double(cold.run_end_ns(0) - cold.run_start_ns(0)) * 1e-6;
+  for (size_t s = 0; s < steps; ++s) {
+    const NodeEvent& e = cold.event(0, s);
+    profile.nodes[s].first_run_ms = double(e.end_ns - e.start_ns) * 1e-6;
+  }
+  profile.unprofiled_ms = std::move(unprofiled);
+  profile.overhead_pct = overhead_pct(profile.iterations_ms, profile.unprofiled_ms);
+  profile.process_cpu_pct = process_cpu_pct(usage_from, usage_to);
+  profile.system_cpu_pct = system_cpu_pct(usage_from, usage_to);
+
+  if (options.isolate) {
+    const std::vector<double> medians = isolated_medians(session, inputs, options.isolate_repeats);
+    for (size_t s = 0; s < steps; ++s) profile.nodes[s].isolated_median_ms = medians[s];
+  }
+  profile.peak_rss_bytes = peak_rss_bytes();
+  return profile;
+}
+
+}  // namespace strata::profiler

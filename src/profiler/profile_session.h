@@ -1,0 +1,39 @@
+// The measurement procedure of `strata profile`: one cold run, warm-up runs, then profiled runs
+// interleaved with unprofiled ones so the profiler can state its own overhead, then optionally
+// every node timed alone. docs/profiling.md explains the method.
+#pragma once
+
+#include <vector>
+
+#include "profiler/profile.h"
+#include "runtime/session.h"
+
+namespace strata::profiler {
+
+struct ProfileRunOptions {
+  int warmup = 1;       // runs after the first one, not recorded
+  int iterations = 20;  // profiled runs, and as many unprofiled ones
+  bool isolate = false;
+  int isolate_repeats = 10;
+};
+
+// Profiles a prepared session that has not run yet:
+//  1. the first (cold) run, timed per node: first_iteration_ms and each node's first_run_ms;
+//  2. `warmup` runs, not recorded;
+//  3. `iterations` profiled runs alternating with `iterations` unprofiled ones, in the order
+//     PU UP PU UP ... so that a drift of the machine weighs on both alike; overhead_pct compares
+//     each profiled run with the unprofiled run next to it. CPU utilisation (process and system)
+//     is read over this phase;
+//  4. with `isolate`, one more run in which each node is re-timed alone (isolated_medians).
+// Fills the measured fields and the rows; model, machine, options and load/prepare times are the
+// caller's.
+Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
+                        const ProfileRunOptions& options);
+
+// The profiler's cost on the whole run, %: the median over pairs i of profiled[i] / unprofiled[i],
+// minus 1, × 100. Pairing runs made next to each other cancels the machine's slow drifts, which
+// are larger than the overhead itself on a busy machine. 0 when either is empty.
+double overhead_pct(const std::vector<double>& profiled_ms,
+                    const std::vector<double>& unprofiled_ms);
+
+}  // namespace strata::profiler

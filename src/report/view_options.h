@@ -1,0 +1,28 @@
+// What the tables of a profile show: which views, which nodes, in which order. Filled by the CLI
+// (tools/strata/view_cli.h) for both `strata profile` and `strata report`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::report {
+
+enum class View { kNodes, kTypes, kScopes };
+
+enum class OrderBy { kTime, kFlops, kBytes, kGflops, kBandwidth, kAllocs };
+
+struct ViewOptions {
+  std::vector<View> views = {View::kNodes, View::kTypes};  // after the summary block
+  int top = 20;                                            // node rows shown (0: all)
+  OrderBy order_by = OrderBy::kTime;
+  // Filters, applied to the nodes before every view (tables, types, scopes):
+  std::vector<std::string> types;  // keep these op types only (empty: all)
+  double min_time_ms = 0;          // keep nodes whose median time is at least this
+  std::string name_regex;          // keep nodes whose name contains a match (ECMAScript)
+  int depth = 0;                   // scope tree: deepest level shown (0: all)
+};
+
+// "time", "flops", "bytes", "gflops", "bandwidth", "allocs".
+const char* order_by_name(OrderBy order);
+
+}  // namespace strata::report

@@ -1,0 +1,43 @@
+// Text views of a measured profile: the summary block, the per-node table (top-k), the aggregate by
+// op type and the scope tree. Each returns a titled block of plain aligned text.
+#pragma once
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "profiler/profile.h"
+#include "report/view_options.h"
+
+namespace strata::report {
+
+// Whole-run statistics, throughput, CPU use, threads, memory, parts and whole, first run.
+std::string render_summary(const profiler::Profile& profile);
+
+// The node filters of the view options (--type, --min-time, --name). Fails (exit 2) on an invalid
+// regular expression.
+class NodeFilter {
+ public:
+  explicit NodeFilter(const ViewOptions& options);
+  bool keep(const std::string& name, const std::string& op_type, double median_ms) const;
+
+ private:
+  const ViewOptions& options_;
+  std::regex name_pattern_;
+};
+
+// Indices of the nodes that pass the filters of `options`, in execution order. Fails (exit 2) on an
+// invalid --name regular expression.
+std::vector<size_t> select_nodes(const profiler::Profile& profile, const ViewOptions& options);
+
+// "12 nodes", or "3 nodes selected of 57 (type Conv; median ≥ 0.1 ms)" when filters apply.
+std::string selection_note(const ViewOptions& options, size_t selected, size_t all);
+
+std::string render_node_table(const profiler::Profile& profile, const ViewOptions& options);
+std::string render_type_table(const profiler::Profile& profile, const ViewOptions& options);
+std::string render_scope_tree(const profiler::Profile& profile, const ViewOptions& options);
+
+// The summary, then every view of options.views, separated by blank lines.
+std::string render_views(const profiler::Profile& profile, const ViewOptions& options);
+
+}  // namespace strata::report

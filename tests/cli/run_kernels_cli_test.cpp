@@ -1,0 +1,60 @@
+// `strata run` with the fast-kernel options: --verbose (passes, kernels, layouts, fused nodes),
+// --layout, --reference-kernels, --no-optimize, and bad values.
+#include <gtest/gtest.h>
+
+#include "testutil/cli_util.h"
+
+namespace strata::test {
+namespace {
+
+const std::string kExample = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(RunKernelsCli, VerboseListsPassesKernelsAndFusedNodes) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "--verbose"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "passes     fold_constants")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fuse_conv")) << r.out;
+  EXPECT_TRUE(contains(r.out, "FusedConv")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fused from ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "kernel onednn:")) << r.out;
+}
+
+TEST(RunKernelsCli, ReferenceKernelsAndNoOptimize) {
+  TempDir dir;
+  const CliResult r = run_strata(
+      dir, {"run", kExample, "--iter", "1", "--verbose", "--reference-kernels", "--no-optimize"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "passes     none (--no-optimize)")) << r.out;
+  EXPECT_FALSE(contains(r.out, "kernel onednn:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fast kernels are off")) << r.out;
+}
+
+TEST(RunKernelsCli, EveryLayoutGivesTheSameOutputs) {
+  TempDir dir;
+  const std::string reference = dir.path("reference");
+  ASSERT_EQ(run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--reference-kernels",
+                             "--dump-outputs", reference})
+                .code,
+            0);
+  for (const char* layout : {"nchw", "nhwc", "blocked", "auto"}) {
+    const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--layout", layout,
+                                         "--verify", reference, "--rtol", "1e-4", "--atol",
+                                         "1e-5"});
+    EXPECT_EQ(r.code, 0) << layout << ": " << r.out << r.err;
+  }
+}
+
+TEST(RunKernelsCli, BadLayoutIsABadInput) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, {"run", kExample, "--layout", "nhcw"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "--layout must be nchw, nhwc, blocked or auto, not 'nhcw'")) << r.err;
+}
+
+}  // namespace
+}  // namespace strata::test

@@ -1,0 +1,173 @@
+// oneDNN convolution (src/kernels/onednn/conv.cpp) against the Conv and FusedConv reference
+// kernels, on random shapes from a fixed seed: odd sizes, groups and depthwise, strides,
+// dilations, asymmetric pads, fused activations and residuals, every layout policy.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+#include "ops/fused_activation.h"
+#include "ops/internal_ops.h"
+
+namespace strata::test {
+namespace {
+
+struct ConvCase {
+  int64_t n, c, m, group, rank;
+  std::vector<int64_t> in, kernel, strides, dilations, pads;
+  std::string activation;
+  bool bias, residual;
+};
+
+// Draws a valid convolution: every output size at least 1.
+ConvCase random_case(std::mt19937& rng) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  ConvCase k;
+  k.rank = pick(0, 9) == 0 ? 1 : 2;  // mostly 2-D, some 1-D
+  k.n = pick(1, 2);
+  k.group = pick(0, 3) == 0 ? 1 : pick(1, 3);
+  const bool depthwise = pick(0, 3) == 0;
+  k.c = depthwise ? pick(1, 24) : k.group * pick(1, 9);
+  if (depthwise) k.group = k.c;
+  k.m = k.group * (depthwise ? pick(1, 2) : pick(1, 9));
+  for (int64_t d = 0; d < k.rank; ++d) {
+    k.kernel.push_back(pick(1, 5));
+    k.strides.push_back(pick(1, 3));
+    k.dilations.push_back(pick(0, 3) == 0 ? 2 : 1);
+    const int64_t extent = (k.kernel.back() - 1) * k.dilations.back() + 1;
+    k.in.push_back(extent + pick(0, 17));
+  }
+  for (int64_t d = 0; d < 2 * k.rank; ++d) k.pads.push_back(pick(0, 2));
+  static const char* const kActivations[] = {"", "Relu", "Clip", "Sigmoid", "Silu",
+                                             "Gelu", "LeakyRelu", "Tanh", "HardSwish"};
+  k.activation = kActivations[pick(0, 8)];
+  k.bias = pick(0, 3) != 0;
+  k.residual = pick(0, 2) == 0;
+  return k;
+}
+
+std::string describe(const ConvCase& k) {
+  std::string s = "n" + std::to_string(k.n) + " c" + std::to_string(k.c) + " m" +
+                  std::to_string(k.m) + " group" + std::to_string(k.group) + " in";
+  for (int64_t v : k.in) s += " " + std::to_string(v);
+  s += " kernel";
+  for (int64_t v : k.kernel) s += " " + std::to_string(v);
+  s += " strides";
+  for (int64_t v : k.strides) s += " " + std::to_string(v);
+  s += " dilations";
+  for (int64_t v : k.dilations) s += " " + std::to_string(v);
+  s += " pads";
+  for (int64_t v : k.pads) s += " " + std::to_string(v);
+  return s + " act '" + k.activation + "'" + (k.bias ? " bias" : "") +
+         (k.residual ? " residual" : "");
+}
+
+// A graph of one FusedConv (or a plain Conv when nothing is fused) and its random inputs.
+std::pair<ir::Graph, std::vector<Tensor>> conv_graph(const ConvCase& k, std::mt19937& rng) {
+  GraphBuilder b;
+  std::vector<int64_t> x_shape = {k.n, k.c};
+  x_shape.insert(x_shape.end(), k.in.begin(), k.in.end());
+  std::vector<int64_t> w_shape = {k.m, k.c / k.group};
+  w_shape.insert(w_shape.end(), k.kernel.begin(), k.kernel.end());
+  std::vector<Tensor> inputs;
+  inputs.push_back(random_tensor(rng, x_shape));
+  b.input("x", x_shape);
+  b.constant("w", random_tensor(rng, w_shape));
+  if (k.bias) b.constant("b", random_tensor(rng, {k.m}));
+  std::vector<int64_t> y_shape = {k.n, k.m};
+  for (size_t d = 0; d < k.in.size(); ++d) {
+    const int64_t extent = (k.kernel[d] - 1) * k.dilations[d] + 1;
+    y_shape.push_back((k.in[d] + k.pads[d] + k.pads[d + k.in.size()] - extent) / k.strides[d] + 1);
+  }
+  if (k.residual) {
+    b.input("z", y_shape);
+    inputs.push_back(random_tensor(rng, y_shape));
+  }
+  const bool fused = k.residual || !k.activation.empty();
+  std::vector<std::string> in = {"x", "w", k.bias ? "b" : ""};
+  if (k.residual) in.push_back("z");
+  ir::Node& node = fused ? b.node("FusedConv", in, {"y"}, std::string(ops::kStrataDomain))
+                         : b.node("Conv", in, {"y"});
+  node.attributes["group"] = attr_int(k.group);
+  node.attributes["kernel_shape"] = attr_ints(k.kernel);
+  node.attributes["strides"] = attr_ints(k.strides);
+  node.attributes["dilations"] = attr_ints(k.dilations);
+  node.attributes["pads"] = attr_ints(k.pads);
+  if (fused) {
+    node.attributes["activation"] = attr_string(k.activation);
+    node.attributes["activation_alpha"] = attr_float(k.activation == "Clip" ? -0.3f : 0.1f);
+    node.attributes["activation_beta"] = attr_float(0.4f);
+  }
+  b.output("y");
+  return {b.build(), inputs};
+}
+
+TEST(OnednnConv, RandomShapesMatchTheReferenceKernel) {
+  std::mt19937 rng(20261122);
+  for (int i = 0; i < 40; ++i) {
+    const ConvCase k = random_case(rng);
+    SCOPED_TRACE(describe(k));
+    auto [graph, inputs] = conv_graph(k, rng);
+    const kernels::LayoutPolicy layouts[] = {
+        kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kPlain,
+        kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked};
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, layouts[i % 4]);
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].kernel << ": " << steps[0].reason;
+  }
+}
+
+TEST(OnednnConv, AutoPadSameUpperAndLower) {
+  std::mt19937 rng(7);
+  for (const char* pad : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    SCOPED_TRACE(pad);
+    GraphBuilder b;
+    b.input("x", {1, 5, 9, 8});
+    b.constant("w", random_tensor(rng, {7, 5, 4, 3}));
+    ir::Node& node = b.node("Conv", {"x", "w"}, {"y"});
+    node.attributes["auto_pad"] = attr_string(pad);
+    node.attributes["strides"] = attr_ints({2, 3});
+    b.output("y");
+    expect_fast_matches_reference(b.build(), {random_tensor(rng, {1, 5, 9, 8})});
+  }
+}
+
+TEST(OnednnConv, DeclinesWithAReason) {
+  std::mt19937 rng(3);
+  GraphBuilder b;  // weights computed at run time cannot be packed at prepare
+  b.input("x", {1, 2, 5, 5});
+  b.input("w", {3, 2, 3, 3});
+  b.node("Conv", {"x", "w"}, {"y"});
+  b.output("y");
+  const SessionResult r = run_session(
+      b.build(), {random_tensor(rng, {1, 2, 5, 5}), random_tensor(rng, {3, 2, 3, 3})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("weights W are not constant"), std::string::npos)
+      << r.steps[0].reason;
+}
+
+TEST(OnednnConv, ConvolutionChainsKeepTheirLayoutBetweenConvolutions) {
+  std::mt19937 rng(11);
+  GraphBuilder b;
+  b.input("x", {1, 16, 12, 12});
+  b.constant("w1", random_tensor(rng, {32, 16, 3, 3}));
+  b.constant("w2", random_tensor(rng, {32, 32, 1, 1}));
+  b.node("Conv", {"x", "w1"}, {"h"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
+  b.node("Conv", {"h", "w2"}, {"y"});
+  b.output("y");
+  const ir::Graph graph = b.build();
+  const std::vector<Tensor> inputs = {random_tensor(rng, {1, 16, 12, 12})};
+  for (auto policy : {kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked}) {
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, policy);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0].layout, policy == kernels::LayoutPolicy::kBlocked ? "nChw16c" : "nhwc");
+    // h is read as written; only the graph output may be converted (to plain, for the caller).
+    for (const std::string& c : steps[1].conversions) EXPECT_EQ(c.rfind("output 0", 0), 0u) << c;
+    EXPECT_EQ(steps[1].conversions.empty(), steps[1].layout == "nchw");
+  }
+}
+
+}  // namespace
+}  // namespace strata::test

@@ -1,0 +1,138 @@
+// oneDNN matmul (src/kernels/onednn/matmul.cpp) against the MatMul, FusedMatMul and Gemm reference
+// kernels, on random shapes from a fixed seed: odd sizes, batches with broadcasting, 1-D operands,
+// constant and computed weights, Gemm's transposes, alpha and beta, fused addends and activations.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+#include "ops/internal_ops.h"
+
+namespace strata::test {
+namespace {
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+void expect_onednn(const std::vector<runtime::StepInfo>& steps) {
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].kernel << ": " << steps[0].reason;
+}
+
+TEST(OnednnMatMul, RandomBatchedShapesMatchTheReferenceKernel) {
+  std::mt19937 rng(5150);
+  for (int i = 0; i < 30; ++i) {
+    const int64_t m = pick(rng, 1, 37), k = pick(rng, 1, 70), n = pick(rng, 1, 45);
+    std::vector<int64_t> batch;
+    for (int64_t d = pick(rng, 0, 2); d > 0; --d) batch.push_back(pick(rng, 1, 4));
+    std::vector<int64_t> a = batch, b = batch;
+    a.insert(a.end(), {m, k});
+    b.insert(b.end(), {k, n});
+    if (!batch.empty() && pick(rng, 0, 1)) b = {k, n};                 // weights shared
+    if (b.size() > 2 && pick(rng, 0, 2) == 0) b[0] = 1;                // broadcast batch
+    if (pick(rng, 0, 9) == 0) a = {k};                                 // 1-D A
+    const bool constant_b = pick(rng, 0, 1) == 1;
+    SCOPED_TRACE(testing::Message() << "A " << Shape::of(a).str() << " B " << Shape::of(b).str()
+                                    << (constant_b ? " constant" : ""));
+    GraphBuilder g;
+    g.input("a", a);
+    std::vector<Tensor> inputs;
+    inputs.push_back(random_tensor(rng, a));
+    if (constant_b) {
+      g.constant("b", random_tensor(rng, b));
+    } else {
+      g.input("b", b);
+      inputs.push_back(random_tensor(rng, b));
+    }
+    g.node("MatMul", {"a", "b"}, {"y"});
+    g.output("y");
+    expect_onednn(expect_fast_matches_reference(g.build(), inputs));
+  }
+}
+
+TEST(OnednnMatMul, FusedScaleBiasResidualAndActivation) {
+  std::mt19937 rng(99);
+  static const char* const kActivations[] = {"", "Gelu", "Relu", "Sigmoid", "Tanh"};
+  for (int i = 0; i < 12; ++i) {
+    const int64_t batch = pick(rng, 1, 3), m = pick(rng, 1, 20), k = pick(rng, 1, 40),
+                  n = pick(rng, 1, 33);
+    const bool bias = pick(rng, 0, 2) != 0, residual = pick(rng, 0, 1) == 1;
+    const float alpha = pick(rng, 0, 1) ? 1.0f : 0.125f;
+    const std::string activation = kActivations[i % 5];
+    SCOPED_TRACE(testing::Message() << batch << "x" << m << "x" << k << "x" << n << " alpha "
+                                    << alpha << (bias ? " bias" : "") << (residual ? " z" : "")
+                                    << " '" << activation << "'");
+    GraphBuilder g;
+    g.input("a", {batch, m, k});
+    g.constant("w", random_tensor(rng, {k, n}));
+    std::vector<Tensor> inputs;
+    inputs.push_back(random_tensor(rng, {batch, m, k}));
+    if (bias) g.constant("c", random_tensor(rng, {n}));
+    std::vector<std::string> in = {"a", "w", bias ? "c" : ""};
+    if (residual) {
+      g.input("z", {batch, m, n});
+      inputs.push_back(random_tensor(rng, {batch, m, n}));
+      in.push_back("z");
+    }
+    ir::Node& node = g.node("FusedMatMul", in, {"y"}, std::string(ops::kStrataDomain));
+    node.attributes["alpha"] = attr_float(alpha);
+    node.attributes["activation"] = attr_string(activation);
+    g.output("y");
+    expect_onednn(expect_fast_matches_reference(g.build(), inputs));
+  }
+}
+
+TEST(OnednnMatMul, AttentionMaskAddendBroadcastsOverBatches) {
+  std::mt19937 rng(12);
+  GraphBuilder g;
+  g.input("q", {2, 3, 7, 5});
+  g.input("k", {2, 3, 5, 7});
+  g.constant("mask", random_tensor(rng, {7, 7}));
+  ir::Node& node = g.node("FusedMatMul", {"q", "k", "mask"}, {"y"}, std::string(ops::kStrataDomain));
+  node.attributes["alpha"] = attr_float(0.5f);
+  node.attributes["activation"] = attr_string("");
+  g.output("y");
+  expect_onednn(expect_fast_matches_reference(
+      g.build(), {random_tensor(rng, {2, 3, 7, 5}), random_tensor(rng, {2, 3, 5, 7})}));
+}
+
+TEST(OnednnGemm, TransposesAlphaBetaAndBiasShapes) {
+  std::mt19937 rng(2024);
+  const std::vector<std::vector<int64_t>> c_shapes = {{}, {1}, {13}, {1, 13}, {9, 1}, {9, 13}};
+  for (int i = 0; i < 16; ++i) {
+    const bool ta = i & 1, tb = i & 2;
+    const float alpha = (i & 4) ? 0.5f : 1.0f, beta = (i & 8) ? 2.0f : 1.0f;
+    const std::vector<int64_t> c_shape = c_shapes[size_t(i) % c_shapes.size()];
+    SCOPED_TRACE(testing::Message() << "transA " << ta << " transB " << tb << " alpha " << alpha
+                                    << " beta " << beta << " C " << Shape::of(c_shape).str());
+    const int64_t m = 9, k = 11, n = 13;
+    GraphBuilder g;
+    g.input("a", ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k});
+    g.constant("b", random_tensor(rng, tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}));
+    const bool has_c = i % 7 != 3;
+    if (has_c) g.constant("c", random_tensor(rng, c_shape));
+    ir::Node& node = g.node("Gemm", {"a", "b", has_c ? "c" : ""}, {"y"});
+    node.attributes["transA"] = attr_int(ta);
+    node.attributes["transB"] = attr_int(tb);
+    node.attributes["alpha"] = attr_float(alpha);
+    node.attributes["beta"] = attr_float(beta);
+    g.output("y");
+    expect_onednn(expect_fast_matches_reference(
+        g.build(), {random_tensor(rng, ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k})}));
+  }
+}
+
+TEST(OnednnMatMul, IntegerProductsStayWithTheReferenceKernel) {
+  GraphBuilder g;
+  g.input("a", {2, 3}, DType::kI32);
+  g.input("b", {3, 2}, DType::kI32);
+  g.node("MatMul", {"a", "b"}, {"y"});
+  g.output("y");
+  const SessionResult r = run_session(
+      g.build(), {Tensor::zeros(DType::kI32, {2, 3}), Tensor::zeros(DType::kI32, {3, 2})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("onednn_matmul: oneDNN matmul runs f32 here"), std::string::npos)
+      << r.steps[0].reason;
+}
+
+}  // namespace
+}  // namespace strata::test

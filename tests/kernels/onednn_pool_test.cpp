@@ -1,0 +1,84 @@
+// oneDNN pooling (src/kernels/onednn/pool.cpp) against the MaxPool, AveragePool and global pool
+// reference kernels, on random shapes from a fixed seed, in every layout.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+TEST(OnednnPool, RandomWindowsMatchTheReferenceKernel) {
+  std::mt19937 rng(404);
+  const kernels::LayoutPolicy layouts[] = {kernels::LayoutPolicy::kAuto,
+                                           kernels::LayoutPolicy::kChannelsLast,
+                                           kernels::LayoutPolicy::kBlocked};
+  for (int i = 0; i < 30; ++i) {
+    const bool is_max = i % 2 == 0;
+    const int64_t c = pick(rng, 1, 20), kh = pick(rng, 1, 4), kw = pick(rng, 1, 4);
+    const int64_t sh = pick(rng, 1, 3), sw = pick(rng, 1, 3);
+    const std::vector<int64_t> pads = {pick(rng, 0, kh - 1), pick(rng, 0, kw - 1),
+                                       pick(rng, 0, kh - 1), pick(rng, 0, kw - 1)};
+    const int64_t h = kh + pick(rng, 0, 13), w = kw + pick(rng, 0, 13);
+    const bool ceil = pick(rng, 0, 2) == 0, include_pad = pick(rng, 0, 1) == 1;
+    SCOPED_TRACE(testing::Message() << (is_max ? "max" : "avg") << " c" << c << " " << h << "x"
+                                    << w << " k" << kh << "x" << kw << " s" << sh << "x" << sw
+                                    << " pads " << Shape::of(pads).str() << (ceil ? " ceil" : "")
+                                    << (include_pad ? " include_pad" : ""));
+    // A convolution first, so the pooling reads the layout the policy chose.
+    GraphBuilder g;
+    g.input("x", {1, c, h, w});
+    g.constant("w", random_tensor(rng, {c, c, 1, 1}));
+    g.node("Conv", {"x", "w"}, {"h"});
+    ir::Node& node = g.node(is_max ? "MaxPool" : "AveragePool", {"h"}, {"y"});
+    node.attributes["kernel_shape"] = attr_ints({kh, kw});
+    node.attributes["strides"] = attr_ints({sh, sw});
+    node.attributes["pads"] = attr_ints(pads);
+    node.attributes["ceil_mode"] = attr_int(ceil);
+    if (!is_max) node.attributes["count_include_pad"] = attr_int(include_pad);
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        g.build(), {random_tensor(rng, {1, c, h, w})}, layouts[i % 3]);
+    ASSERT_EQ(steps.size(), 2u);
+    if (is_max || !ceil) {
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u) << steps[1].reason;
+    }
+  }
+}
+
+TEST(OnednnPool, GlobalPoolsInEveryLayout) {
+  std::mt19937 rng(8);
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    for (auto layout : {kernels::LayoutPolicy::kPlain, kernels::LayoutPolicy::kChannelsLast,
+                        kernels::LayoutPolicy::kBlocked}) {
+      SCOPED_TRACE(testing::Message() << op << " " << kernels::layout_policy_name(layout));
+      GraphBuilder g;
+      g.input("x", {2, 19, 7, 5});
+      g.constant("w", random_tensor(rng, {19, 19, 1, 1}));
+      g.node("Conv", {"x", "w"}, {"h"});
+      g.node(op, {"h"}, {"y"});
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(g.build(), {random_tensor(rng, {2, 19, 7, 5})}, layout);
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u) << steps[1].reason;
+    }
+  }
+}
+
+TEST(OnednnPool, MaxPoolIndicesStayWithTheReferenceKernel) {
+  GraphBuilder g;
+  g.input("x", {1, 2, 4, 4});
+  ir::Node& node = g.node("MaxPool", {"x"}, {"y", "i"});
+  node.attributes["kernel_shape"] = attr_ints({2, 2});
+  g.output("y");
+  g.output("i");
+  const SessionResult r = run_session(g.build(), {Tensor::zeros(DType::kF32, {1, 2, 4, 4})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("Indices"), std::string::npos) << r.steps[0].reason;
+}
+
+}  // namespace
+}  // namespace strata::test

@@ -1,0 +1,87 @@
+// The measurement procedure: cold run, warm-up, interleaved profiled/unprofiled runs, overhead,
+// isolation.
+#include "profiler/profile_session.h"
+
+#include <gtest/gtest.h>
+
+#include "profiler/isolation.h"
+#include "profiler/profiler_test_model.h"
+
+namespace strata::test {
+namespace {
+
+TEST(Overhead, MedianOfPairedRatiosMinusOne) {
+  EXPECT_NEAR(profiler::overhead_pct({11, 11, 99}, {10, 10, 1}), 10, 1e-9);
+  // Runs are compared with their neighbour: the machine speeding up or slowing down between pairs
+  // does not show, although the two sets' medians (30.3 vs 10) differ threefold.
+  EXPECT_NEAR(profiler::overhead_pct({10.1, 30.3, 30.3}, {10, 30, 5}), 1, 1e-9);
+  EXPECT_NEAR(profiler::overhead_pct({9, 9}, {10, 10}), -10, 1e-9);
+  EXPECT_DOUBLE_EQ(profiler::overhead_pct({}, {10}), 0);
+  EXPECT_DOUBLE_EQ(profiler::overhead_pct({10}, {}), 0);
+}
+
+TEST(ProfileSession, FillsEveryMeasuredField) {
+  ProfilerTestSession t;
+  profiler::ProfileRunOptions options;
+  options.warmup = 1;
+  options.iterations = 5;
+  const profiler::Profile p = profiler::profile_session(t.session, t.inputs, options);
+  EXPECT_EQ(t.y(), ProfilerTestSession::expected_y());
+  EXPECT_EQ(p.warmup, 1);
+  EXPECT_EQ(p.iterations_ms.size(), 5u);
+  EXPECT_EQ(p.unprofiled_ms.size(), 5u);
+  EXPECT_EQ(p.overhead_pct, profiler::overhead_pct(p.iterations_ms, p.unprofiled_ms));
+  EXPECT_GT(p.first_iteration_ms, 0);
+  EXPECT_GE(p.process_cpu_pct, 0);
+  EXPECT_GT(p.peak_rss_bytes, 0);
+  ASSERT_EQ(p.nodes.size(), 3u);
+  for (const profiler::NodeProfile& n : p.nodes) {
+    EXPECT_EQ(n.samples_ms.size(), 5u) << n.name;
+    EXPECT_GE(n.first_run_ms, 0) << n.name;
+    EXPECT_EQ(n.isolated_median_ms, -1) << n.name;
+  }
+}
+
+TEST(ProfileSession, RejectsNoIterations) {
+  ProfilerTestSession t;
+  profiler::ProfileRunOptions options;
+  options.iterations = 0;
+  EXPECT_THROW(profiler::profile_session(t.session, t.inputs, options), Error);
+}
+
+TEST(Isolation, TimesEveryStepAloneAndKeepsTheOutputs) {
+  ProfilerTestSession t;
+  t.session.run(t.inputs);
+  const std::vector<double> medians = profiler::isolated_medians(t.session, t.inputs, 3);
+  ASSERT_EQ(medians.size(), 3u);
+  for (size_t s = 0; s < medians.size(); ++s) {
+    // A step whose output overwrites its input cannot be re-run on the same input.
+    if (t.session.steps()[s].in_place)
+      EXPECT_EQ(medians[s], -1) << s;
+    else
+      EXPECT_GE(medians[s], 0) << s;
+  }
+  EXPECT_FALSE(t.session.steps()[0].in_place);  // the MatMul, at least, is re-timed
+  EXPECT_EQ(t.y(), ProfilerTestSession::expected_y());
+  EXPECT_EQ(t.session.output(1).shape(), (std::vector<int64_t>{3, 2}));
+}
+
+TEST(Isolation, ProfileShowsIsolatedBesideInSequence) {
+  ProfilerTestSession t;
+  profiler::ProfileRunOptions options;
+  options.iterations = 2;
+  options.isolate = true;
+  options.isolate_repeats = 3;
+  const profiler::Profile p = profiler::profile_session(t.session, t.inputs, options);
+  for (size_t s = 0; s < p.nodes.size(); ++s)
+    EXPECT_EQ(p.nodes[s].isolated_median_ms >= 0, !t.session.steps()[s].in_place) << s;
+  EXPECT_EQ(t.y(), ProfilerTestSession::expected_y());
+}
+
+TEST(Isolation, RejectsNoRepeats) {
+  ProfilerTestSession t;
+  EXPECT_THROW(profiler::isolated_medians(t.session, t.inputs, 0), Error);
+}
+
+}  // namespace
+}  // namespace strata::test

@@ -1,0 +1,58 @@
+// `strata machine`: this machine's peak FP32 FLOP/s and memory bandwidth per thread count (cached).
+#include <fmt/format.h>
+#include <strata/strata.h>
+
+#include <memory>
+
+#include "command.h"
+
+namespace strata::cli {
+
+namespace {
+
+struct MachineOptions {
+  int threads = 0;  // 0: every count up to the logical CPUs
+  bool refresh = false;
+  std::string cache_path;
+};
+
+int execute_machine(const MachineOptions& cmd) {
+  profiler::MachineCacheOptions cache;
+  cache.path = cmd.cache_path.empty() ? profiler::default_machine_cache_path() : cmd.cache_path;
+  cache.refresh = cmd.refresh;
+  cache.warn = [](const std::string& w) { fmt::print(stderr, "strata: warning: {}\n", w); };
+  const int max_threads = cmd.threads > 0 ? cmd.threads : profiler::logical_cpus();
+  fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", profiler::cpu_model(), profiler::logical_cpus());
+  fmt::print("{:<12}{}\n", "cache", cache.path);
+  report::Table table({{"threads"},
+                       {"GFLOP/s FP32"},
+                       {"GB/s triad"},
+                       {"balance FLOP/B"},
+                       {"isa", report::Align::kLeft},
+                       {"source", report::Align::kLeft}});
+  for (int t = 1; t <= max_threads; ++t) {
+    const profiler::MachineInfo m = profiler::machine_peaks(t, cache);
+    table.add_row({fmt::format("{}", t), report::fixed(m.peak_gflops, 1),
+                   report::fixed(m.peak_gbps, 1), report::fixed(m.peak_gflops / m.peak_gbps, 1),
+                   m.isa.empty() ? "-" : m.isa,
+                   m.peaks_source == "measured" ? "measured" : "cache"});
+  }
+  fmt::print("{}", table.render());
+  return 0;
+}
+
+}  // namespace
+
+Command add_machine_command(CLI::App& app) {
+  auto cmd = std::make_shared<MachineOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "machine", "measure this machine's peak FP32 FLOP/s and memory bandwidth (cached)");
+  sub->add_option("--threads", cmd->threads, "measure 1 to N threads [default: the logical CPUs]")
+      ->check(CLI::Range(1, 4096));
+  sub->add_flag("--refresh", cmd->refresh, "measure again even when the cache has the figures");
+  sub->add_option("--cache", cmd->cache_path,
+                  "cache file [default: $STRATA_MACHINE_CACHE, else ~/.cache/strata/machine.json]");
+  return {sub, [cmd] { return execute_machine(*cmd); }};
+}
+
+}  // namespace strata::cli

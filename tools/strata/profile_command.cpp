@@ -1,0 +1,125 @@
+// `strata profile MODEL`: time every operator over many runs, with the profiler's own overhead,
+// and show where the time goes (summary, top nodes, op types, scopes); write the profile as JSON
+// and as a Chrome trace.
+#include <fmt/format.h>
+#include <strata/strata.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+#include "command.h"
+#include "model_options.h"
+#include "view_cli.h"
+
+namespace strata::cli {
+
+namespace {
+
+struct ProfileOptions {
+  ModelOptions model;
+  profiler::ProfileRunOptions run;
+  std::string json_path;
+  std::string trace_path;
+  bool no_roofline = false;
+  report::ViewOptions view;
+};
+
+// The options that change the figures, for the record in the profile.
+std::string options_record(const ProfileOptions& cmd) {
+  std::string text = fmt::format("--warmup {} --iter {} --threads {}", cmd.run.warmup,
+                                 cmd.run.iterations, cmd.model.threads);
+  for (const std::string& i : cmd.model.inputs) text += " --input " + i;
+  for (const std::string& s : cmd.model.shapes) text += " --shape " + s;
+  for (const std::string& d : cmd.model.dims) text += " --dim " + d;
+  if (cmd.model.inputs.empty()) text += fmt::format(" --seed {}", cmd.model.seed);
+  text += " --layout " + cmd.model.layout;
+  if (!cmd.model.optimize) text += " --no-optimize";
+  if (!cmd.model.fast_kernels) text += " --reference-kernels";
+  if (cmd.run.isolate)
+    text += fmt::format(" --isolate --isolate-repeats {}", cmd.run.isolate_repeats);
+  return text;
+}
+
+// Fails before minutes of runs, not after, when an output file cannot be written.
+void check_writable(const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  if (!out) fail("{}: cannot be written", path);
+}
+
+int execute_profile(const ProfileOptions& cmd) {
+  auto warn = [](const std::string& w) { fmt::print(stderr, "strata: warning: {}\n", w); };
+  check_writable(cmd.json_path);
+  check_writable(cmd.trace_path);
+
+  BoundModel bound = load_and_bind(cmd.model, warn);
+  optimize_for_session(bound, cmd.model);
+  const auto t0 = std::chrono::steady_clock::now();
+  runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model));
+  const double prepare_ms = runtime::elapsed_ms(t0);
+
+  profiler::MachineInfo machine;
+  if (cmd.no_roofline) {
+    machine.cpu = profiler::cpu_model();
+    machine.logical_cpus = profiler::logical_cpus();
+  } else {
+    profiler::MachineCacheOptions cache;
+    cache.warn = warn;
+    machine = profiler::machine_peaks(cmd.model.threads, cache);
+  }
+
+  profiler::Profile profile = profiler::profile_session(session, bound.input_pointers(), cmd.run);
+  profiler::stamp_profile(profile, cmd.model.model);
+  profile.machine = machine;
+  profile.threads = cmd.model.threads;
+  profile.options = options_record(cmd);
+  profile.load_ms = bound.load_ms;
+  profile.prepare_ms = prepare_ms;
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const Tensor& t : bound.inputs) input_shapes.push_back(t.shape());
+  report::join_static_analysis(profile, session.graph(), input_shapes);
+
+  fmt::print("{}", report::render_views(profile, cmd.view));
+  if (!cmd.json_path.empty()) {
+    report::write_profile(profile, cmd.json_path);
+    fmt::print("\nprofile written to {}\n", cmd.json_path);
+  }
+  if (!cmd.trace_path.empty()) {
+    report::write_chrome_trace(profile, cmd.trace_path);
+    fmt::print("{}trace written to {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+               cmd.json_path.empty() ? "\n" : "", cmd.trace_path);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_profile_command(CLI::App& app) {
+  auto cmd = std::make_shared<ProfileOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "profile", "time every operator of a model: where the time goes, with honest statistics");
+  add_model_options(sub, cmd->model);
+  sub->add_option("--warmup", cmd->run.warmup, "runs after the first (cold) one, not recorded")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--iter", cmd->run.iterations,
+                  "profiled runs (as many unprofiled runs interleave to measure the overhead)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("-o,--output", cmd->json_path,
+                  "write the profile as JSON (docs/profile-format.md) for strata report/diff");
+  sub->add_option("--trace", cmd->trace_path, "write a Chrome trace (Perfetto, chrome://tracing)");
+  sub->add_flag("--isolate", cmd->run.isolate,
+                "also time each node alone on warm caches, beside its in-sequence time");
+  sub->add_option("--isolate-repeats", cmd->run.isolate_repeats,
+                  "timed repetitions per node with --isolate (the median is shown)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  sub->add_flag("--no-roofline", cmd->no_roofline,
+                "do not read or measure the machine's peaks (no GFLOP/s share or bound)");
+  add_view_options(sub, cmd->view);
+  return {sub, [cmd] { return execute_profile(*cmd); }};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,37 @@
+// `strata report PROFILE.json`: the tables of a saved profile, re-sliced without re-running.
+#include <fmt/format.h>
+#include <strata/strata.h>
+
+#include <memory>
+
+#include "command.h"
+#include "view_cli.h"
+
+namespace strata::cli {
+
+namespace {
+
+struct ReportOptions {
+  std::string profile_path;
+  report::ViewOptions view;
+};
+
+int execute_report(const ReportOptions& cmd) {
+  const profiler::Profile profile = report::read_profile(cmd.profile_path);
+  fmt::print("{}", report::render_views(profile, cmd.view));
+  return 0;
+}
+
+}  // namespace
+
+Command add_report_command(CLI::App& app) {
+  auto cmd = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "show a saved profile (strata profile -o FILE) with any view, without re-running");
+  sub->add_option("profile", cmd->profile_path, "profile JSON file written by strata profile -o")
+      ->required();
+  add_view_options(sub, cmd->view);
+  return {sub, [cmd] { return execute_report(*cmd); }};
+}
+
+}  // namespace strata::cli

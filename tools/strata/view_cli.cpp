@@ -1,0 +1,51 @@
+#include "view_cli.h"
+
+namespace strata::cli {
+
+void add_node_filter_options(CLI::App* sub, report::ViewOptions& options) {
+  sub->add_option("--top", options.top, "rows of the node table (0: all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--type", options.types, "keep only nodes of these op types (Conv,Relu)")
+      ->delimiter(',');
+  sub->add_option("--min-time", options.min_time_ms,
+                  "keep only nodes whose median time is at least T ms")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--name", options.name_regex,
+                  "keep only nodes whose name contains a match of REGEX (ECMAScript)");
+}
+
+void add_view_options(CLI::App* sub, report::ViewOptions& options) {
+  using report::View;
+  add_node_filter_options(sub, options);
+  sub->add_option_function<std::vector<std::string>>(
+         "--by",
+         [&options](const std::vector<std::string>& names) {
+           options.views.clear();
+           for (const std::string& name : names) {
+             if (name == "node" || name == "all") options.views.push_back(View::kNodes);
+             if (name == "type" || name == "all") options.views.push_back(View::kTypes);
+             if (name == "scope" || name == "all") options.views.push_back(View::kScopes);
+           }
+         },
+         "tables after the summary: node (top-k nodes), type (aggregate by op type), scope "
+         "(tree of node-name scopes), all [default: node,type]")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"node", "type", "scope", "all"}));
+  sub->add_option_function<std::string>(
+         "--order-by,--order",
+         [&options](const std::string& name) {
+           for (report::OrderBy order :
+                {report::OrderBy::kTime, report::OrderBy::kFlops, report::OrderBy::kBytes,
+                 report::OrderBy::kGflops, report::OrderBy::kBandwidth, report::OrderBy::kAllocs})
+             if (name == report::order_by_name(order)) options.order_by = order;
+         },
+         "order rows by: time (total), flops, bytes (static cost of one execution), gflops, "
+         "bandwidth (achieved), allocs [default: time]")
+      ->check(CLI::IsMember({"time", "flops", "bytes", "gflops", "bandwidth", "allocs"}));
+  sub->add_option("--depth", options.depth, "levels of the scope tree (0: all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace strata::cli

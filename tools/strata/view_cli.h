@@ -1,0 +1,17 @@
+// The view options of `strata profile` and `strata report` (and the node filters of `strata diff`)
+// on a CLI11 subcommand.
+#pragma once
+
+#include <strata/strata.h>
+
+#include <CLI/CLI.hpp>
+
+namespace strata::cli {
+
+// --top, --type, --min-time, --name: which nodes a table shows.
+void add_node_filter_options(CLI::App* sub, report::ViewOptions& options);
+
+// The filters plus --by (node,type,scope,all), --order-by and --depth.
+void add_view_options(CLI::App* sub, report::ViewOptions& options);
+
+}  // namespace strata::cli
