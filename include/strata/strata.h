@@ -10,6 +10,7 @@
 #include "onnx/loader.h"             // onnx_import::load_model (parse only)
 #include "onnx/tensor_proto.h"       // read_tensor_pb
 #include "passes/optimize.h"         // optimize_graph: fold, fuse, remove dead nodes
+#include "passes/specialize_inputs.h"  // specialize_inputs: concrete input shapes, shapes inferred
 #include "profiler/stats.h"          // summarize, stability_warning
 #include "profiler/machine.h"        // machine_peaks: measured FLOP/s and bandwidth (cached)
 #include "profiler/collector.h"      // Collector: per-node events, user scopes (RunHooks)

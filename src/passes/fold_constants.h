@@ -1,6 +1,7 @@
-// Constant folding: every node whose inputs are all constant (initializers, Constant outputs,
-// folded values) and whose op is deterministic is computed once with its reference kernel; its
-// outputs become constants and the node goes away.
+// Constant and shape-computation folding: every node whose outputs are known ahead of time is
+// computed once with its reference kernel (all inputs constant and the op deterministic), or by
+// its shape rule (Shape, Size of inputs whose shapes are known); its outputs become constants and
+// the node goes away.
 #pragma once
 
 #include <cstdint>

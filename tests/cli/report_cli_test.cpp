@@ -83,17 +83,19 @@ TEST(DiffCli, VerdictsMatchTheLibrary) {
   EXPECT_EQ(r.out, report::render_diff(d, kProfileA, kProfileB, {}));
   EXPECT_NE(line_starting(r.out, "whole run").find("faster"), std::string::npos) << r.out;
 
-  const CliResult conv = run_strata(dir, {"diff", kProfileA, kProfileB, "--type", "Conv", "--top",
-                                          "1", "--confidence", "0.99", "--resamples", "500"});
+  const CliResult conv =
+      run_strata(dir, {"diff", kProfileA, kProfileB, "--type", "Conv", "--top", "1", "--confidence",
+                       "0.99", "--resamples", "500", "--min-change", "5"});
   ASSERT_EQ(conv.code, 0) << describe(conv);
   report::ViewOptions o;
   o.types = {"Conv"};
   o.top = 1;
-  EXPECT_EQ(conv.out,
-            report::render_diff(report::diff_profiles(report::read_profile(kProfileA),
-                                                      report::read_profile(kProfileB), {0.99, 500}),
-                                kProfileA, kProfileB, o));
+  EXPECT_EQ(conv.out, report::render_diff(report::diff_profiles(report::read_profile(kProfileA),
+                                                                report::read_profile(kProfileB),
+                                                                {0.99, 500, 0x5EED, 0.05}),
+                                          kProfileA, kProfileB, o));
   EXPECT_NE(conv.out.find("99% CI"), std::string::npos) << conv.out;
+  EXPECT_NE(conv.out.find("beyond ±5.0%"), std::string::npos) << conv.out;
 }
 
 TEST(DiffCli, BadInputExitsTwo) {

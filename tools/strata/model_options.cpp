@@ -93,6 +93,9 @@ runtime::SessionOptions session_options(const ModelOptions& o) {
 
 std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const ModelOptions& o) {
   if (!o.optimize) return {};
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Tensor& t : bound.inputs) shapes.push_back(t.shape());
+  passes::specialize_inputs(bound.loaded.graph, shapes);
   return passes::optimize_graph(bound.loaded.graph);
 }
 

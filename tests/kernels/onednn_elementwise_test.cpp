@@ -1,0 +1,141 @@
+// oneDNN eltwise and binary (src/kernels/onednn/eltwise.cpp, binary.cpp) against the element-wise
+// ops' reference kernels, on random shapes from a fixed seed, plain and after a convolution (so
+// the data comes in the policy's layout).
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+std::vector<int64_t> random_shape(std::mt19937& rng) {
+  std::vector<int64_t> shape;
+  for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 13));
+  return shape;
+}
+
+void expect_kernel(const runtime::StepInfo& step, const std::string& prefix) {
+  EXPECT_EQ(step.kernel.rfind(prefix, 0), 0u) << step.kernel << ": " << step.reason;
+}
+
+TEST(OnednnEltwise, EveryFunctionOnRandomShapes) {
+  std::mt19937 rng(31);
+  struct Case {
+    const char* op;
+    std::map<std::string, ir::Attribute> attributes;
+  };
+  const std::vector<Case> cases = {
+      {"Relu", {}},        {"Sigmoid", {}},    {"Tanh", {}},   {"Exp", {}},
+      {"Sqrt", {}},        {"Abs", {}},        {"Neg", {}},    {"Reciprocal", {}},
+      {"Gelu", {}},        {"HardSwish", {}},  {"Elu", {{"alpha", attr_float(0.7f)}}},
+      {"LeakyRelu", {{"alpha", attr_float(0.2f)}}},
+  };
+  for (const Case& c : cases) {
+    const std::vector<int64_t> shape = random_shape(rng);
+    SCOPED_TRACE(testing::Message() << c.op << " " << Shape::of(shape).str());
+    GraphBuilder g(20);
+    g.input("x", shape);
+    g.node(c.op, {"x"}, {"y"}).attributes = c.attributes;
+    g.output("y");
+    Tensor x = random_tensor(rng, shape);
+    if (std::string(c.op) == "Sqrt" || std::string(c.op) == "Reciprocal")
+      for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::abs(x.data<float>()[i]) + 0.1f;
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), {x});
+    expect_kernel(steps[0], "onednn:");
+  }
+}
+
+TEST(OnednnEltwise, ClipBoundsAndPowExponentFromConstants) {
+  std::mt19937 rng(32);
+  GraphBuilder g(13);
+  g.input("x", {3, 5, 7});
+  g.constant("lo", Tensor::from<float>({}, {-0.25f}));
+  g.constant("hi", Tensor::from<float>({}, {0.5f}));
+  g.constant("three", Tensor::from<float>({}, {3.0f}));
+  g.node("Clip", {"x", "lo", "hi"}, {"c"});
+  g.node("Pow", {"c", "three"}, {"y"});
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(g.build(), {random_tensor(rng, {3, 5, 7})});
+  expect_kernel(steps[0], "onednn:");
+  expect_kernel(steps[1], "onednn:");
+}
+
+TEST(OnednnEltwise, LogAndSoftplusStayWithTheReferenceKernel) {
+  for (const char* op : {"Log", "Softplus"}) {
+    GraphBuilder g;
+    g.input("x", {4});
+    g.node(op, {"x"}, {"y"});
+    g.output("y");
+    const SessionResult r = run_session(g.build(), {Tensor::from<float>({4}, {1, 2, 3, 4})}, {});
+    EXPECT_EQ(r.steps[0].kernel, "reference") << op;
+  }
+}
+
+TEST(OnednnBinary, BroadcastsOnRandomShapes) {
+  std::mt19937 rng(33);
+  const char* const ops[] = {"Add", "Sub", "Mul", "Div"};
+  for (int i = 0; i < 24; ++i) {
+    const char* op = ops[i % 4];
+    const std::vector<int64_t> a = random_shape(rng);
+    std::vector<int64_t> b(a.begin() + pick(rng, 0, int64_t(a.size()) - 1), a.end());
+    for (int64_t& d : b)
+      if (pick(rng, 0, 2) == 0) d = 1;
+    const bool swap = (i % 4 == 0 || i % 4 == 2) && pick(rng, 0, 1);  // Add, Mul commute
+    SCOPED_TRACE(testing::Message() << op << " " << Shape::of(a).str() << " " << Shape::of(b).str()
+                                    << (swap ? " swapped" : ""));
+    GraphBuilder g;
+    g.input("a", a);
+    g.input("b", b);
+    g.node(op, swap ? std::vector<std::string>{"b", "a"} : std::vector<std::string>{"a", "b"},
+           {"y"});
+    g.output("y");
+    Tensor tb = random_tensor(rng, b);
+    for (int64_t k = 0; k < tb.numel(); ++k)  // keep divisors away from zero
+      tb.data<float>()[k] += tb.data<float>()[k] < 0 ? -0.5f : 0.5f;
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, a), tb});
+    expect_kernel(steps[0], "onednn:");
+  }
+}
+
+TEST(OnednnBinary, KeepsTheLayoutOfConvolutionOutputs) {
+  std::mt19937 rng(34);
+  for (auto layout : {kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked}) {
+    GraphBuilder g;
+    g.input("x", {1, 20, 6, 5});
+    g.constant("w", random_tensor(rng, {20, 20, 1, 1}));
+    g.constant("scale", random_tensor(rng, {1, 20, 1, 1}));
+    g.node("Conv", {"x", "w"}, {"c"});
+    g.node("Mul", {"c", "scale"}, {"m"});    // one value per channel
+    g.node("Add", {"m", "c"}, {"s"});        // same shapes
+    g.node("Sigmoid", {"s"}, {"y"});
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 20, 6, 5})}, layout);
+    ASSERT_EQ(steps.size(), 4u);
+    for (size_t s = 1; s < 3; ++s) {
+      EXPECT_EQ(steps[s].layout, steps[0].layout);
+      EXPECT_TRUE(steps[s].conversions.empty()) << steps[s].conversions[0];
+    }
+  }
+}
+
+TEST(OnednnBinary, BroadcastFirstOperandOfSubStaysWithTheReference) {
+  GraphBuilder g;
+  g.input("a", {1, 3});
+  g.input("b", {2, 3});
+  g.node("Sub", {"a", "b"}, {"y"});
+  g.output("y");
+  const SessionResult r = run_session(
+      g.build(), {Tensor::zeros(DType::kF32, {1, 3}), Tensor::zeros(DType::kF32, {2, 3})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("broadcasts"), std::string::npos) << r.steps[0].reason;
+}
+
+}  // namespace
+}  // namespace strata::test

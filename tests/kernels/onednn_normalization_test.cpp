@@ -1,0 +1,75 @@
+// oneDNN softmax and layer normalisation (src/kernels/onednn/normalization.cpp) against the
+// reference kernels, on random shapes and axes from a fixed seed, every opset semantics.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+TEST(OnednnSoftmax, RandomShapesAxesAndOpsets) {
+  std::mt19937 rng(41);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<int64_t> shape;
+    for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 17));
+    const int64_t rank = int64_t(shape.size());
+    const int64_t axis = pick(rng, -rank, rank - 1);
+    const int64_t opset = i % 2 ? 13 : 11;
+    const char* op = i % 3 == 0 ? "LogSoftmax" : "Softmax";
+    SCOPED_TRACE(testing::Message() << op << " " << Shape::of(shape).str() << " axis " << axis
+                                    << " opset " << opset);
+    GraphBuilder g(opset);
+    g.input("x", shape);
+    g.node(op, {"x"}, {"y"}).attributes["axis"] = attr_int(axis);
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, shape)});
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+  }
+}
+
+TEST(OnednnLayerNorm, RandomShapesAndAxes) {
+  std::mt19937 rng(42);
+  for (int i = 0; i < 16; ++i) {
+    std::vector<int64_t> shape;
+    for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 19));
+    const int64_t rank = int64_t(shape.size());
+    const int64_t axis = pick(rng, -rank, rank - 1);
+    const int64_t begin = axis < 0 ? axis + rank : axis;
+    const std::vector<int64_t> params(shape.begin() + begin, shape.end());
+    const bool shift = i % 3 != 0;
+    SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " axis " << axis
+                                    << (shift ? " B" : ""));
+    GraphBuilder g(17);
+    g.input("x", shape);
+    g.constant("scale", random_tensor(rng, params));
+    if (shift) g.constant("b", random_tensor(rng, params));
+    ir::Node& node = g.node("LayerNormalization", {"x", "scale", shift ? "b" : ""}, {"y"});
+    node.attributes["axis"] = attr_int(axis);
+    node.attributes["epsilon"] = attr_float(1e-3f);
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, shape)});
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+  }
+}
+
+TEST(OnednnLayerNorm, StatisticsOutputsStayWithTheReference) {
+  std::mt19937 rng(43);
+  GraphBuilder g(17);
+  g.input("x", {2, 4});
+  g.constant("scale", random_tensor(rng, {4}));
+  g.node("LayerNormalization", {"x", "scale"}, {"y", "mean"});
+  g.output("y");
+  g.output("mean");
+  const SessionResult r = run_session(g.build(), {random_tensor(rng, {2, 4})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("Mean or InvStdDev"), std::string::npos) << r.steps[0].reason;
+}
+
+}  // namespace
+}  // namespace strata::test
