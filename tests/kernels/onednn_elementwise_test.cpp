@@ -29,9 +29,17 @@ TEST(OnednnEltwise, EveryFunctionOnRandomShapes) {
     std::map<std::string, ir::Attribute> attributes;
   };
   const std::vector<Case> cases = {
-      {"Relu", {}},        {"Sigmoid", {}},    {"Tanh", {}},   {"Exp", {}},
-      {"Sqrt", {}},        {"Abs", {}},        {"Neg", {}},    {"Reciprocal", {}},
-      {"Gelu", {}},        {"HardSwish", {}},  {"Elu", {{"alpha", attr_float(0.7f)}}},
+      {"Relu", {}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"Exp", {}},
+      {"Sqrt", {}},
+      {"Abs", {}},
+      {"Neg", {}},
+      {"Reciprocal", {}},
+      {"Gelu", {}},
+      {"HardSwish", {}},
+      {"Elu", {{"alpha", attr_float(0.7f)}}},
       {"LeakyRelu", {{"alpha", attr_float(0.2f)}}},
   };
   for (const Case& c : cases) {
@@ -43,7 +51,8 @@ TEST(OnednnEltwise, EveryFunctionOnRandomShapes) {
     g.output("y");
     Tensor x = random_tensor(rng, shape);
     if (std::string(c.op) == "Sqrt" || std::string(c.op) == "Reciprocal")
-      for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::abs(x.data<float>()[i]) + 0.1f;
+      for (int64_t i = 0; i < x.numel(); ++i)
+        x.data<float>()[i] = std::abs(x.data<float>()[i]) + 0.1f;
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), {x});
     expect_kernel(steps[0], "onednn:");
   }
@@ -107,16 +116,17 @@ TEST(OnednnBinary, KeepsTheLayoutOfConvolutionOutputs) {
   std::mt19937 rng(34);
   for (auto layout : {kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked}) {
     GraphBuilder g;
-    g.input("x", {1, 20, 6, 5});
-    g.constant("w", random_tensor(rng, {20, 20, 1, 1}));
-    g.constant("scale", random_tensor(rng, {1, 20, 1, 1}));
+    // 32 channels: whole blocks of 16, so the per-channel scale reads the same in every layout.
+    g.input("x", {1, 32, 6, 5});
+    g.constant("w", random_tensor(rng, {32, 32, 1, 1}));
+    g.constant("scale", random_tensor(rng, {1, 32, 1, 1}));
     g.node("Conv", {"x", "w"}, {"c"});
-    g.node("Mul", {"c", "scale"}, {"m"});    // one value per channel
-    g.node("Add", {"m", "c"}, {"s"});        // same shapes
+    g.node("Mul", {"c", "scale"}, {"m"});  // one value per channel
+    g.node("Add", {"m", "c"}, {"s"});      // same shapes
     g.node("Sigmoid", {"s"}, {"y"});
     g.output("y");
     const std::vector<runtime::StepInfo> steps =
-        expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 20, 6, 5})}, layout);
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 32, 6, 5})}, layout);
     ASSERT_EQ(steps.size(), 4u);
     for (size_t s = 1; s < 3; ++s) {
       EXPECT_EQ(steps[s].layout, steps[0].layout);
