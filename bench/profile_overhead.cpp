@@ -1,17 +1,20 @@
-// The profiler's overhead on the whole-run median, per model, two ways:
-//  - measured as `strata profile` runs it (profiled and unprofiled runs interleaved), over several
-//    rounds since this machine drifts between phases: the ratio of the pooled medians with a 95%
-//    bootstrap interval (report::compare_samples, as strata diff);
-//  - predicted from the hooks' own cost, timed alone on a collector sized like the model (no
-//    kernels, so no noise from them): hook ns per node × nodes / unprofiled median.
-// A model is within the 2% budget when the whole interval is, over it when the whole interval is
-// above (exit 1), else not resolved: this machine's noise is larger than the budget there.
+// The profiler's overhead on the whole-run median, per model, three ways:
+//  - wall: as `strata profile` measures it (each profiled run paired with the unprofiled run next
+//  to
+//    it), pooling the pairs of several rounds, with a 95% bootstrap interval;
+//  - cpu: the same pairs timed with the thread's CPU time, which leaves out the time the thread
+//    waited for a CPU: on a shared machine that wait, not the profiler, dominates wall-time noise;
+//  - predicted: the hooks' own cost, timed alone on a collector sized like the model (no kernels),
+//    × nodes / unprofiled median.
+// A model is within the 2% budget when the whole CPU-time interval is, over it when the whole
+// interval is above (exit 1), else not resolved (the noise there is larger than the budget).
 //   build/bench_profile_overhead [--rounds R] [--seconds S] MODEL.onnx...
 #include <fmt/format.h>
 #include <strata/strata.h>
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,12 @@ namespace {
 constexpr double kBudgetPct = 2.0;  // issue 4: at most 2% on the whole-run median
 constexpr int kMinIterations = 6, kMaxIterations = 2000;
 constexpr int kHookRuns = 200, kHookRepeats = 7;
+
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
 
 // Time of one before_node + after_node pair, through the RunHooks interface as the run loop calls
 // it: the median over repetitions of kHookRuns runs of `steps` steps.
@@ -45,12 +54,31 @@ double hook_ns_per_node(size_t steps) {
   return profiler::summarize(per_node).median;
 }
 
+// Profiled and unprofiled runs in the order PU UP PU ..., timed with the thread's CPU time.
+void cpu_time_pairs(runtime::Session& session, const std::vector<const Tensor*>& inputs, int pairs,
+                    std::vector<double>& profiled, std::vector<double>& unprofiled) {
+  profiler::Collector collector(session.steps().size(), size_t(pairs));
+  auto timed = [&](bool with_hooks) {
+    profiler::AttachedHooks attached(session, with_hooks ? &collector : nullptr);
+    const double start = thread_cpu_ms();
+    if (with_hooks) collector.begin_run();
+    session.run(inputs);
+    if (with_hooks) collector.end_run();
+    (with_hooks ? profiled : unprofiled).push_back(thread_cpu_ms() - start);
+  };
+  for (int i = 0; i < pairs; ++i) {
+    timed(i % 2 == 0);
+    timed(i % 2 != 0);
+  }
+}
+
 struct Result {
   size_t nodes = 0;
-  int iterations = 0;           // per round
-  double hook_ns = 0;           // one node's hooks, timed alone
-  double predicted_pct = 0;     // hook_ns × nodes / unprofiled median
-  report::RatioEstimate ratio;  // profiled / unprofiled whole-run median, pooled over rounds
+  int iterations = 0;  // per round
+  double unprofiled_median_ms = 0;
+  profiler::OverheadEstimate wall, cpu;
+  double hook_ns = 0;        // one node's hooks, timed alone
+  double predicted_pct = 0;  // hook_ns × nodes / unprofiled median
 };
 
 Result measure(const std::string& path, int rounds, double seconds_per_round) {
@@ -74,22 +102,29 @@ Result measure(const std::string& path, int rounds, double seconds_per_round) {
   profiler::ProfileRunOptions options;
   options.warmup = 2;
   options.iterations = r.iterations;
-  std::vector<double> profiled, unprofiled;
+  std::vector<double> profiled, unprofiled, cpu_profiled, cpu_unprofiled;
   for (int i = 0; i < rounds; ++i) {
     const profiler::Profile p = profiler::profile_session(session, inputs, options);
     profiled.insert(profiled.end(), p.iterations_ms.begin(), p.iterations_ms.end());
     unprofiled.insert(unprofiled.end(), p.unprofiled_ms.begin(), p.unprofiled_ms.end());
+    cpu_time_pairs(session, inputs, r.iterations, cpu_profiled, cpu_unprofiled);
   }
-  r.ratio = report::compare_samples(unprofiled, profiled);
+  r.wall = profiler::estimate_overhead(profiled, unprofiled);
+  r.cpu = profiler::estimate_overhead(cpu_profiled, cpu_unprofiled);
+  r.unprofiled_median_ms = profiler::summarize(unprofiled).median;
   r.hook_ns = hook_ns_per_node(r.nodes);
-  r.predicted_pct = r.hook_ns * double(r.nodes) / (r.ratio.median_a * 1e6) * 100;
+  r.predicted_pct = r.hook_ns * double(r.nodes) / (r.unprofiled_median_ms * 1e6) * 100;
   return r;
+}
+
+std::string with_interval(const profiler::OverheadEstimate& e) {
+  return fmt::format("{:+.2f}% [{:+.2f}, {:+.2f}]", e.pct, e.low_pct, e.high_pct);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 3;
+  int rounds = 2;
   double seconds = 2;
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
@@ -104,25 +139,23 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: bench_profile_overhead [--rounds R] [--seconds S] MODEL.onnx...\n");
     return 2;
   }
-  fmt::print("{:<44} {:>5} {:>7} {:>10} {:>7} {:>10} {:>9}  {:<17} {}\n", "model", "nodes", "runs",
-             "median ms", "hook ns", "predicted", "measured", "95% interval", "verdict");
+  fmt::print("{:<32} {:>5} {:>7} {:>9} {:>7} {:>9}  {:<25} {:<25} {}\n", "model", "nodes", "runs",
+             "median ms", "hook ns", "predicted", "wall (95% interval)", "cpu (95% interval)",
+             "verdict");
   int over = 0, unresolved = 0;
   for (const std::string& path : models) {
+    const std::string name = path.substr(path.find_last_of('/') + 1);
     try {
       const Result r = measure(path, rounds, seconds);
-      const double low = (r.ratio.low - 1) * 100, high = (r.ratio.high - 1) * 100;
-      // Over budget only when the whole interval is; within it only when the whole interval is.
+      const double low = r.cpu.low_pct, high = r.cpu.high_pct;
       const char* verdict = high <= kBudgetPct ? "within budget"
                             : low > kBudgetPct ? "OVER BUDGET"
                                                : "not resolved (noise above the budget)";
       over += low > kBudgetPct;
       unresolved += low <= kBudgetPct && high > kBudgetPct;
-      fmt::print(
-          "{:<44} {:>5} {:>3}x{:<3} {:>10.3f} {:>7.0f} {:>9.3f}% {:>+8.2f}%  [{:+.2f}, {:+.2f}]  "
-          "{}\n",
-          path.substr(path.size() > 44 ? path.size() - 44 : 0), r.nodes, rounds, r.iterations,
-          r.ratio.median_a, r.hook_ns, r.predicted_pct, (r.ratio.ratio - 1) * 100, low, high,
-          verdict);
+      fmt::print("{:<32} {:>5} {:>3}x{:<3} {:>9.3f} {:>7.0f} {:>8.3f}%  {:<25} {:<25} {}\n", name,
+                 r.nodes, rounds, r.iterations, r.unprofiled_median_ms, r.hook_ns, r.predicted_pct,
+                 with_interval(r.wall), with_interval(r.cpu), verdict);
     } catch (const Error& e) {
       fmt::print("{}: error: {}\n", path, e.what());
       ++over;
@@ -130,6 +163,5 @@ int main(int argc, char** argv) {
   }
   fmt::print("budget {:.0f}% on the whole-run median: {} over, {} not resolved, {} within\n",
              kBudgetPct, over, unresolved, models.size() - size_t(over + unresolved));
-  const bool all_ok = over == 0;
-  return all_ok ? 0 : 1;
+  return over == 0 ? 0 : 1;
 }

@@ -28,7 +28,7 @@ std::vector<bool> parameter_values(const ir::Graph& graph, const EvalResult& eva
   std::vector<bool> is_param(graph.values.size(), false);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const ir::Value& v = graph.values[id];
-    const bool stored = v.is_initializer ||
+    const bool stored = is_stored_constant(v) ||
                         (v.producer >= 0 && graph.nodes[size_t(v.producer)].op_type == "Constant");
     const ops::Meta& m = eval.metas[id];
     is_param[id] = stored && m.present() && m.shape.rank() >= (is_float(m.dtype) ? 1 : 2);

@@ -57,8 +57,9 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
     out.nodes.assign(g.nodes.size(), NodeEval{});
     for (size_t id = 0; id < g.values.size(); ++id) {
       const ir::Value& v = g.values[id];
-      if (!v.is_initializer) continue;
-      // Its data may be absent when the model was loaded without weights.
+      // An initializer (its data may be absent when the model was loaded without weights), or a
+      // constant value given to a graph built in code.
+      if (!is_stored_constant(v)) continue;
       out.metas[id] = {v.dtype, v.shape, v.constant, true};
       out.constant[id] = true;
     }

@@ -36,6 +36,11 @@ struct EvalResult {
   size_t reevaluated = 0;        // nodes whose rules ran in the last evaluation
 };
 
+// A constant of the graph that no node produces: an initializer, read or not.
+inline bool is_stored_constant(const ir::Value& v) {
+  return v.is_initializer || (v.constant && v.producer < 0 && !v.is_graph_input);
+}
+
 // A graph prepared for repeated evaluation: ops are built once.
 class MetaEvaluator {
  public:

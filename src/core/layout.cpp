@@ -5,6 +5,8 @@
 namespace strata {
 
 std::string layout_name(Layout layout, int64_t rank) {
+  // Plain tensors are "nchw" where that reads naturally (images); other ranks hold anything.
+  if (layout == Layout::kPlain) return rank == 4 ? "nchw" : "plain";
   if (rank < 3 || rank > 5) return "plain";
   static const char* const kSpatial[] = {"w", "hw", "dhw"};
   const std::string spatial = kSpatial[rank - 3];

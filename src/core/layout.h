@@ -20,8 +20,8 @@ enum class Layout : uint8_t {
 // Channel block of kBlocked16.
 inline constexpr int64_t kChannelBlock = 16;
 
-// "nchw", "nhwc", "nChw16c" for rank 4; "ncw"/"nwc"/"nCw16c" and "ncdhw"/"ndhwc"/"nCdhw16c" for
-// ranks 3 and 5; "plain" for other ranks.
+// "nchw", "nhwc", "nChw16c" for rank 4; "nwc"/"nCw16c" and "ndhwc"/"nCdhw16c" for ranks 3 and 5;
+// "plain" for plain tensors of other ranks.
 std::string layout_name(Layout layout, int64_t rank);
 
 // True when `layout` can hold a tensor of this rank (non-plain layouts need N, C and 1 to 3

@@ -38,7 +38,7 @@ struct Value {
   // From the file's initializers (a parameter). Its `constant` may be null when the model was
   // loaded without reading weights (analysis); dtype and shape are known all the same.
   bool is_initializer = false;
-  int32_t producer = -1;                   // node index, -1 for graph inputs and initializers
+  int32_t producer = -1;  // node index, -1 for graph inputs and initializers
   bool is_graph_input = false;
   bool is_graph_output = false;
 };

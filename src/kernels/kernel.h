@@ -72,8 +72,12 @@ class Kernel {
   // Implementation that runs, e.g. "onednn:brgconv:avx512_core".
   const std::string& name() const { return name_; }
   // The layout the kernel reads input i in (the session reorders to it) and writes output j in.
-  Layout input_layout(size_t i) const { return i < input_layouts_.size() ? input_layouts_[i] : Layout::kPlain; }
-  Layout output_layout(size_t j) const { return j < output_layouts_.size() ? output_layouts_[j] : Layout::kPlain; }
+  Layout input_layout(size_t i) const {
+    return i < input_layouts_.size() ? input_layouts_[i] : Layout::kPlain;
+  }
+  Layout output_layout(size_t j) const {
+    return j < output_layouts_.size() ? output_layouts_[j] : Layout::kPlain;
+  }
   int64_t scratch_bytes() const { return scratch_bytes_; }
   // The input whose buffer the kernel may write output 0 into (same layout and size), when the
   // session can give it up (its last reader); -1 for none. The kernel works either way.

@@ -9,13 +9,14 @@
 //   Selu 5 (compare, exp, subtract, 2 multiplies)
 //   Gelu 5 (scale, erf, add, 2 multiplies); approximate=tanh 9 (cube: 2, scale, add, scale,
 //   tanh, add, 2 multiplies)
+#include "ops/activation.h"
+
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <string>
 #include <type_traits>
 
-#include "ops/activation.h"
 #include "ops/elementwise_kernels.h"
 #include "ops/op.h"
 

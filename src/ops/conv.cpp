@@ -2,11 +2,11 @@
 // pads and an optional bias. X is [N, C, D1..Dn], W is [M, C/group, k1..kn], B is [M].
 // Cost: MACs = N * M * prod(output spatial) * (C/group) * prod(kernel); FLOPs = 2 * MACs plus one
 // add per output element when B is present; param_bytes = bytes of W and B when constant.
+#include "ops/conv.h"
+
 #include <omp.h>
 
 #include <algorithm>
-
-#include "ops/conv.h"
 
 #include "core/checked.h"
 

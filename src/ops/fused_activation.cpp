@@ -36,9 +36,13 @@ const Entry& entry(ActivationKind kind) {
 
 }  // namespace
 
-const char* activation_name(ActivationKind kind) { return entry(kind).name; }
+const char* activation_name(ActivationKind kind) {
+  return entry(kind).name;
+}
 
-double activation_flops(ActivationKind kind) { return entry(kind).flops; }
+double activation_flops(ActivationKind kind) {
+  return entry(kind).flops;
+}
 
 Activation parse_activation(const NodeInfo& node) {
   const std::string name = node.attr_string("activation", "");

@@ -14,8 +14,8 @@ namespace strata::ops {
 enum class ActivationKind {
   kNone,
   kRelu,
-  kLeakyRelu,    // alpha: slope below zero
-  kClip,         // alpha: min, beta: max
+  kLeakyRelu,  // alpha: slope below zero
+  kClip,       // alpha: min, beta: max
   kSigmoid,
   kTanh,
   kSilu,         // x * sigmoid(x)

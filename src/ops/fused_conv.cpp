@@ -53,7 +53,8 @@ class FusedConvOp final : public Op {
     Tensor* outputs[] = {&ctx.output(0)};
     KernelContext conv_ctx(conv_inputs, 3, outputs, 1);
     conv_->run(conv_ctx);
-    if (ctx.has_input(kFusedConvResidual)) add_in_place(ctx.output(0), ctx.input(kFusedConvResidual));
+    if (ctx.has_input(kFusedConvResidual))
+      add_in_place(ctx.output(0), ctx.input(kFusedConvResidual));
     apply_activation(activation_, ctx.output(0));
   }
 

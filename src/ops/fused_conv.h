@@ -1,4 +1,5 @@
-// FusedConv (domain "strata"): a Conv whose output a fusion pass has merged with the nodes after it:
+// FusedConv (domain "strata"): a Conv whose output a fusion pass has merged with the nodes after
+// it:
 //   Y = activation(Conv(X, W, B) + Z)
 // Inputs X, W, B (optional) as Conv; Z (optional) a residual of Y's shape and dtype. Attributes:
 // Conv's, plus activation / activation_alpha / activation_beta (src/ops/fused_activation.h).

@@ -1,9 +1,10 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, where op transposes when transA/transB is set and
 // the optional C broadcasts (one way) to Y's shape [M, N].
+#include "ops/gemm.h"
+
 #include <algorithm>
 #include <array>
 
-#include "ops/gemm.h"
 #include "ops/op.h"
 #include "ops/reduce_util.h"
 

@@ -4,9 +4,10 @@
 // and the stash_type dtype. Statistics are computed in double (at least stash_type's precision).
 // Cost per element: mean 1, variance 3 (subtract, square, add), normalise 2 (subtract, multiply),
 // scale 1, shift 1 when B is present; param_bytes = bytes of the constant Scale and B.
+#include "ops/layer_norm.h"
+
 #include "ops/broadcast.h"
 #include "ops/conv_geometry.h"
-#include "ops/layer_norm.h"
 
 namespace strata::ops {
 

@@ -7,10 +7,11 @@
 // over its spatial axes in row-major (storage_order=0) or column-major (storage_order=1) order,
 // plus the offset of its (n, c) plane.
 // Cost: one FLOP per window element per output (prod(kernel) * numel(Y)); bytes read and written.
+#include "ops/pool.h"
+
 #include <algorithm>
 
 #include "ops/conv_geometry.h"
-#include "ops/pool.h"
 
 namespace strata::ops {
 

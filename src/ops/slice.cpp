@@ -1,6 +1,8 @@
 // Slice: a strided window per listed axis. starts/ends/axes are attributes before opset 10;
 // from 10 they are inputs, with optional axes and steps (negative steps walk backwards).
 // Out-of-range starts and ends are clamped exactly as the ONNX spec describes.
+#include "ops/slice.h"
+
 #include <algorithm>
 
 #include "ops/layout_util.h"
@@ -76,17 +78,25 @@ class SliceOp final : public Op {
   void run(KernelContext& ctx) const override {
     const Tensor& src = ctx.input(0);
     Tensor& dst = ctx.output(0);
-    const SliceParams p = params(ctx, src.rank());
-    std::vector<int64_t> strides = row_major_strides(src.shape());
-    int64_t offset = 0;
+    const SliceView v = view(ctx, src.shape());
+    if (v.shape != dst.shape()) fail("slice shape changed between infer and run");
+    strided_copy(src.raw(), v.offset, v.strides, dst.shape(), dst.raw(), dtype_size(src.dtype()));
+  }
+
+  template <class Context>
+  SliceView view(const Context& ctx, const std::vector<int64_t>& in_shape) const {
+    const SliceParams p = params(ctx, int64_t(in_shape.size()));
+    SliceView v;
+    v.shape = in_shape;
+    v.strides = row_major_strides(in_shape);
     for (size_t i = 0; i < p.axes.size(); ++i) {
       const size_t a = size_t(p.axes[i]);
-      const AxisWindow w = window(p.starts[i], p.ends[i], p.steps[i], src.dim(int64_t(a)));
-      if (w.count != dst.dim(int64_t(a))) fail("slice shape changed between infer and run");
-      offset += w.start * strides[a];
-      strides[a] *= w.step;
+      const AxisWindow w = window(p.starts[i], p.ends[i], p.steps[i], in_shape[a]);
+      v.shape[a] = w.count;
+      v.offset += w.start * v.strides[a];
+      v.strides[a] *= w.step;
     }
-    strided_copy(src.raw(), offset, strides, dst.shape(), dst.raw(), dtype_size(src.dtype()));
+    return v;
   }
 
  private:
@@ -119,6 +129,13 @@ class SliceOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<SliceView> slice_view(const Op& op, const InferContext& ctx,
+                                    const std::vector<int64_t>& in_shape) {
+  const auto* slice = dynamic_cast<const SliceOp*>(&op);
+  if (!slice) return std::nullopt;
+  return slice->view(ctx, in_shape);
+}
 
 std::unique_ptr<Op> make_slice(const NodeInfo& node) {
   return std::make_unique<SliceOp>(node);

@@ -1,9 +1,10 @@
 // Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
 // each row of the flattened tail is normalised; from opset 13 only the single `axis` (default -1).
+#include "ops/softmax.h"
+
 #include <cmath>
 
 #include "ops/op.h"
-#include "ops/softmax.h"
 #include "ops/reduce_util.h"
 
 namespace strata::ops {

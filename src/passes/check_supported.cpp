@@ -16,8 +16,8 @@ void check_supported(const ir::Graph& graph, const std::string& source) {
                        : fmt::format("{}:{} at '{}'", node.domain, node.op_type, node.name));
   }
   if (unsupported.empty()) return;
-  fail("{}: {} unsupported op{}: {}", source, unsupported.size(), unsupported.size() == 1 ? "" : "s",
-       fmt::join(unsupported, ", "));
+  fail("{}: {} unsupported op{}: {}", source, unsupported.size(),
+       unsupported.size() == 1 ? "" : "s", fmt::join(unsupported, ", "));
 }
 
 }  // namespace strata::passes

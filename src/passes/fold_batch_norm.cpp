@@ -71,7 +71,8 @@ size_t fold_batch_norm(ir::Graph& graph) {
     for (size_t m = 0; m < scale.size(); ++m) scale[m] = gamma[m] / std::sqrt(var[m] + epsilon);
     Tensor w_out = Tensor::zeros(w->dtype(), w->shape());
     Tensor b_out = Tensor::zeros(w->dtype(), {channels});
-    visit_float(w->dtype(), [&]<class T>(Type<T>) { fold<T>(*w, b, scale, beta, mean, w_out, b_out); });
+    visit_float(w->dtype(),
+                [&]<class T>(Type<T>) { fold<T>(*w, b, scale, beta, mean, w_out, b_out); });
 
     const std::string& name = conv.name.empty() ? bn.name : conv.name;
     const ir::ValueId w_id = add_constant(graph, name + ".folded_weight", std::move(w_out));

@@ -91,8 +91,8 @@ std::optional<ActivationMatch> match_silu(const ir::Graph& graph,
     const ir::ValueId sig = graph.nodes[s].outputs[0];
     if (!is_onnx_op(graph.nodes[m], "Mul") || other_input(graph.nodes[m], value) != sig) continue;
     if (sole_reader(graph, readers, sig) != m) continue;
-    return ActivationMatch{{ActivationKind::kSilu}, {std::min(s, m), std::max(s, m)},
-                           graph.nodes[m].outputs[0]};
+    return ActivationMatch{
+        {ActivationKind::kSilu}, {std::min(s, m), std::max(s, m)}, graph.nodes[m].outputs[0]};
   }
   return std::nullopt;
 }
@@ -114,18 +114,16 @@ std::optional<ActivationMatch> match_gelu(const ir::Graph& graph,
     if (!erf) continue;
     const ir::ValueId erf_out = graph.nodes[*erf].outputs[0];
     const std::optional<size_t> add = next(graph, readers, dead, erf_out, "Add");
-    if (!add || !near(other_scalar(graph, graph.nodes[*add], erf_out), 1.0))
-      continue;
+    if (!add || !near(other_scalar(graph, graph.nodes[*add], erf_out), 1.0)) continue;
     const ir::ValueId add_out = graph.nodes[*add].outputs[0];
     if (sole_reader(graph, readers, add_out) != mul ||
         other_input(graph.nodes[mul], add_out) != value || !is_onnx_op(graph.nodes[mul], "Mul"))
       continue;
     const ir::ValueId mul_out = graph.nodes[mul].outputs[0];
     const std::optional<size_t> half = next(graph, readers, dead, mul_out, "Mul");
-    if (!half || !near(other_scalar(graph, graph.nodes[*half], mul_out), 0.5))
-      continue;
-    return ActivationMatch{{ActivationKind::kGelu}, {div, *erf, *add, mul, *half},
-                           graph.nodes[*half].outputs[0]};
+    if (!half || !near(other_scalar(graph, graph.nodes[*half], mul_out), 0.5)) continue;
+    return ActivationMatch{
+        {ActivationKind::kGelu}, {div, *erf, *add, mul, *half}, graph.nodes[*half].outputs[0]};
   }
   return std::nullopt;
 }

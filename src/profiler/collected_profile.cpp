@@ -61,7 +61,7 @@ Profile collected_profile(const runtime::Session& session, const Collector& coll
       NodeProfile& row = profile.nodes[s];
       row.thread = collector.event(0, s).thread;
       for (size_t r = 0; r < runs; ++r) {
-        const NodeEvent& e = collector.event(r, s);
+        const NodeEvent e = collector.event(r, s);
         row.samples_ms.push_back(ms_between(e.start_ns, e.end_ns));
         row.start_offsets_ms.push_back(ms_between(collector.run_start_ns(r), e.start_ns));
         add_allocations(row, e.heap_allocations, e.heap_bytes);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/onednn/version.h"
 
 namespace strata::profiler {
 
@@ -163,7 +164,12 @@ int logical_cpus() {
 
 std::map<std::string, std::string> library_versions() {
   return {
-      {"compiler", __VERSION__},
+#ifdef __clang__
+      {"compiler", "clang " __clang_version__},
+#else
+      {"compiler", "gcc " __VERSION__},
+#endif
+      {"onednn", kernels::onednn::library_version()},
       {"fmt", version_of(FMT_VERSION, 10000, 100)},
       {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
                                     NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},

@@ -1,7 +1,5 @@
 #include "profiler/profile_session.h"
 
-#include <algorithm>
-
 #include "core/error.h"
 #include "profiler/collected_profile.h"
 #include "profiler/collector.h"
@@ -34,14 +32,6 @@ double unprofiled_run(runtime::Session& session, const std::vector<const Tensor*
 }
 
 }  // namespace
-
-double overhead_pct(const std::vector<double>& profiled_ms,
-                    const std::vector<double>& unprofiled_ms) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < std::min(profiled_ms.size(), unprofiled_ms.size()); ++i)
-    if (unprofiled_ms[i] > 0) ratios.push_back(profiled_ms[i] / unprofiled_ms[i]);
-  return ratios.empty() ? 0 : (summarize(ratios).median - 1) * 100;
-}
 
 Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
                         const ProfileRunOptions& options) {
@@ -76,7 +66,7 @@ Profile profile_session(runtime::Session& session, const std::vector<const Tenso
   profile.warmup = options.warmup;
   profile.first_iteration_ms = double(cold.run_end_ns(0) - cold.run_start_ns(0)) * 1e-6;
   for (size_t s = 0; s < steps; ++s) {
-    const NodeEvent& e = cold.event(0, s);
+    const NodeEvent e = cold.event(0, s);
     profile.nodes[s].first_run_ms = double(e.end_ns - e.start_ns) * 1e-6;
   }
   profile.unprofiled_ms = std::move(unprofiled);

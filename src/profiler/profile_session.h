@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "profiler/overhead.h"
 #include "profiler/profile.h"
 #include "runtime/session.h"
 
@@ -29,11 +30,5 @@ struct ProfileRunOptions {
 // caller's.
 Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
                         const ProfileRunOptions& options);
-
-// The profiler's cost on the whole run, %: the median over pairs i of profiled[i] / unprofiled[i],
-// minus 1, × 100. Pairing runs made next to each other cancels the machine's slow drifts, which
-// are larger than the overhead itself on a busy machine. 0 when either is empty.
-double overhead_pct(const std::vector<double>& profiled_ms,
-                    const std::vector<double>& unprofiled_ms);
 
 }  // namespace strata::profiler

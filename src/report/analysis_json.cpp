@@ -28,14 +28,21 @@ json number(const Quantity& q) {
 
 json formula(const Analysis& a, const Quantity& q) {
   if (!q.formula) return nullptr;
+  // Built with moves: nlohmann's initializer lists copy every element.
   json terms = json::array();
   for (const analyzer::Polynomial::Term& t : q.formula->terms()) {
     json powers = json::object();
     for (size_t s = 0; s < a.symbols.size(); ++s)
       if (t.exponents[s]) powers[a.symbols[s]] = t.exponents[s];
-    terms.push_back({{"coefficient", t.coefficient}, {"powers", powers}});
+    json term = json::object();
+    term["coefficient"] = t.coefficient;
+    term["powers"] = std::move(powers);
+    terms.push_back(std::move(term));
   }
-  return {{"text", q.formula->str(a.symbols)}, {"terms", terms}};
+  json out = json::object();
+  out["text"] = q.formula->str(a.symbols);
+  out["terms"] = std::move(terms);
+  return out;
 }
 
 // Adds `name`: number and, with symbolic dims, formulas[name].
@@ -65,7 +72,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
   for (size_t s = 0; s < a.symbols.size(); ++s)
     symbols.push_back(
         {{"name", a.symbols[s]}, {"size", a.sizes[s] ? json(*a.sizes[s]) : json(nullptr)}});
-  out["symbols"] = symbols;
+  out["symbols"] = std::move(symbols);
   json inputs = json::array();
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const ir::Value& v = graph.values[size_t(graph.inputs[i])];
@@ -74,7 +81,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
       shape.push_back(d.is_static() ? json(d.value()) : json(d.symbol()));
     inputs.push_back({{"name", v.name}, {"dtype", dtype_name(v.dtype)}, {"shape", shape}});
   }
-  out["inputs"] = inputs;
+  out["inputs"] = std::move(inputs);
   out["evaluations"] = a.evaluations;
 
   const analyzer::Totals& t = a.totals;
@@ -87,7 +94,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
   put(totals, a, "arena_bytes", t.arena_bytes);
   put(totals, a, "input_bytes", t.input_bytes);
   put(totals, a, "folded_bytes", t.folded_bytes);
-  out["totals"] = totals;
+  out["totals"] = std::move(totals);
   const analyzer::TrainingEstimate& tr = t.training;
   json training = {{"parameter_bytes", tr.parameters},
                    {"gradient_bytes", tr.gradients},
@@ -96,7 +103,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
   put(training, a, "saved_activation_bytes", tr.saved_activations);
   put(training, a, "total_sgd_bytes", tr.total_sgd);
   put(training, a, "total_adam_bytes", tr.total_adam);
-  out["training"] = training;
+  out["training"] = std::move(training);
 
   json nodes = json::array();
   for (size_t i = 0; i < a.nodes.size(); ++i) {
@@ -105,21 +112,24 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
     for (const analyzer::OutputInfo& o : n.outputs) {
       json dims = json::array();
       for (const Quantity& d : o.dims) dims.push_back(dim_json(a, d));
-      outputs.push_back(
-          {{"dtype", dtype_name(o.dtype)},
-           {"shape", o.dims.empty() && o.dtype == DType::kUndefined ? json(nullptr) : dims}});
+      json output = json::object();
+      output["dtype"] = dtype_name(o.dtype);
+      output["shape"] =
+          o.dims.empty() && o.dtype == DType::kUndefined ? json(nullptr) : std::move(dims);
+      outputs.push_back(std::move(output));
     }
-    json node = {{"index", i},
-                 {"name", graph.nodes[i].name},
-                 {"op_type", graph.nodes[i].op_type},
-                 {"state", state_name(n.state)},
-                 {"folded", n.folded},
-                 {"has_cost_rule", n.has_cost_rule},
-                 {"backward_rule_known", n.backward_rule_known},
-                 {"note", n.note},
-                 {"outputs", outputs},
-                 {"params", n.params},
-                 {"param_bytes", n.param_bytes}};
+    json node = json::object();
+    node["index"] = i;
+    node["name"] = graph.nodes[i].name;
+    node["op_type"] = graph.nodes[i].op_type;
+    node["state"] = state_name(n.state);
+    node["folded"] = n.folded;
+    node["has_cost_rule"] = n.has_cost_rule;
+    node["backward_rule_known"] = n.backward_rule_known;
+    node["note"] = n.note;
+    node["outputs"] = std::move(outputs);
+    node["params"] = n.params;
+    node["param_bytes"] = n.param_bytes;
     put(node, a, "macs", n.macs);
     put(node, a, "flops", n.flops);
     put(node, a, "backward_flops", n.backward_flops);
@@ -131,7 +141,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
     put(node, a, "accumulated_saved_bytes", n.accumulated_saved_bytes);
     nodes.push_back(std::move(node));
   }
-  out["nodes"] = nodes;
+  out["nodes"] = std::move(nodes);
   out["no_cost_rule"] = names(graph, a.no_cost_rule);
   out["unsupported"] = names(graph, a.unsupported);
   out["data_dependent"] = names(graph, a.data_dependent);

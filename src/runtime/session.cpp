@@ -1,11 +1,10 @@
 #include "runtime/session.h"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -150,8 +149,9 @@ void Session::choose_kernels() {
 
   auto request_for = [&](size_t s) {
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
-    kernels::NodeRequest r{graph_, node, *ops_[steps_[s].node_index], {}, {}, {}, {},
-                           options_.layout, options_.threads};
+    kernels::NodeRequest r{
+        graph_,          node, *ops_[steps_[s].node_index], {}, {}, {}, {}, options_.layout,
+        options_.threads};
     for (ir::ValueId id : node.inputs) {
       r.inputs.push_back(id == ir::kNoValue ? nullptr : &metas_[size_t(id)]);
       r.input_layouts.push_back(id == ir::kNoValue ? Layout::kPlain : layout[size_t(id)]);
@@ -188,7 +188,8 @@ void Session::choose_kernels() {
         for (size_t reader : readers[id]) plain |= !reads_any_layout[reader];
         r.output_needs_plain[j] = plain;
       }
-      kernels::Choice choice = ir::with_node_context(graph_, node, [&] { return kernels::choose_kernel(r); });
+      kernels::Choice choice =
+          ir::with_node_context(graph_, node, [&] { return kernels::choose_kernel(r); });
       if (choice.kernel) {
         k.kernel = std::move(choice.kernel);
         info.kernel = k.kernel->name();
@@ -213,17 +214,16 @@ void Session::choose_kernels() {
       ConvertedValue*& copy = copies[{id, want}];
       if (!copy) {
         const ops::Meta& m = metas_[id];
-        converted_.push_back({id, want, Tensor::view(m.dtype, m.shape.values(), nullptr),
-                              int64_t(s), int64_t(s)});
+        converted_.push_back(
+            {id, want, Tensor::view(m.dtype, m.shape.values(), nullptr), int64_t(s), int64_t(s)});
         copy = &converted_.back();
         copy->tensor.set_layout(want);
         k.conversions.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], want),
                                  &slots_[id], &copy->tensor});
         const int64_t rank = m.shape.rank();
-        info.conversions.push_back(fmt::format("input {} '{}': {} → {} ({})", i,
-                                               graph_.values[id].name, layout_name(layout[id], rank),
-                                               layout_name(want, rank),
-                                               k.conversions.back().kernel->name()));
+        info.conversions.push_back(fmt::format(
+            "input {} '{}': {} → {} ({})", i, graph_.values[id].name, layout_name(layout[id], rank),
+            layout_name(want, rank), k.conversions.back().kernel->name()));
         stats_.conversions++;
       }
       copy->last_step = int64_t(s);
@@ -238,15 +238,15 @@ void Session::choose_kernels() {
       const ops::Meta& m = metas_[id];
       converted_.push_back({id, Layout::kPlain, Tensor::view(m.dtype, m.shape.values(), nullptr),
                             int64_t(s), int64_t(steps_.size())});
-      k.after.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], Layout::kPlain),
-                         &slots_[id], &converted_.back().tensor});
+      k.after.push_back(
+          {kernels::make_reorder(m.dtype, m.shape.values(), layout[id], Layout::kPlain),
+           &slots_[id], &converted_.back().tensor});
       for (size_t o = 0; o < graph_.outputs.size(); ++o)
         if (size_t(graph_.outputs[o]) == id) output_tensors_[o] = &converted_.back().tensor;
-      info.conversions.push_back(fmt::format("output {} '{}': {} → {} ({})", j,
-                                             graph_.values[id].name,
-                                             layout_name(layout[id], m.shape.rank()),
-                                             layout_name(Layout::kPlain, m.shape.rank()),
-                                             k.after.back().kernel->name()));
+      info.conversions.push_back(
+          fmt::format("output {} '{}': {} → {} ({})", j, graph_.values[id].name,
+                      layout_name(layout[id], m.shape.rank()),
+                      layout_name(Layout::kPlain, m.shape.rank()), k.after.back().kernel->name()));
       stats_.conversions++;
     }
     if (!node.outputs.empty())
@@ -290,7 +290,8 @@ void Session::plan_memory() {
   for (size_t id = 0; id < buffer_of.size(); ++id) buffer_of[id] = id;
   auto shares = [&](size_t s, int input) -> std::optional<std::pair<size_t, size_t>> {
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
-    if (input < 0 || size_t(input) >= node.inputs.size() || node.inputs[size_t(input)] == ir::kNoValue)
+    if (input < 0 || size_t(input) >= node.inputs.size() ||
+        node.inputs[size_t(input)] == ir::kNoValue)
       return std::nullopt;
     const size_t in = size_t(node.inputs[size_t(input)]), out = size_t(node.outputs[0]);
     if (!in_arena(in) || !in_arena(out) || step_inputs_[s][size_t(input)] != &slots_[in] ||
@@ -361,9 +362,10 @@ void Session::plan_memory() {
   stats_.lower_bound_bytes = plan.lower_bound_bytes;
   const int64_t fixed_bytes = checked_add(stats_.constant_bytes, stats_.packed_bytes);
   if (checked_add(plan.arena_bytes, fixed_bytes) > options_.max_memory_bytes)
-    fail("the model needs {} bytes of activations and {} bytes of constants and packed weights, "
-         "over the memory limit of {} bytes",
-         plan.arena_bytes, fixed_bytes, options_.max_memory_bytes);
+    fail(
+        "the model needs {} bytes of activations and {} bytes of constants and packed weights, "
+        "over the memory limit of {} bytes",
+        plan.arena_bytes, fixed_bytes, options_.max_memory_bytes);
   Tensor arena = Tensor::zeros(DType::kU8, {std::max<int64_t>(plan.arena_bytes, 1)});
   uint8_t* base = arena.data<uint8_t>();
   arena_ = std::shared_ptr<void>(std::make_shared<Tensor>(std::move(arena)));
@@ -439,19 +441,11 @@ void Session::run_step(size_t s) {
   StepKernels& k = step_kernels_[s];
   ir::with_node_context(graph_, node, [&] {
     if (steps_[s].dynamic) run_dynamic_step(s);
-    for (Conversion& c : k.conversions) {
-      const Tensor* src[] = {c.src};
-      Tensor* dst[] = {c.dst};
-      c.kernel->run({src, 1, dst, 1, k.scratch});
-    }
+    convert(k.conversions, k.scratch);
     if (k.kernel) {
       k.kernel->run({step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
                      step_outputs_[s].size(), k.scratch});
-      for (Conversion& c : k.after) {
-        const Tensor* src[] = {c.src};
-        Tensor* dst[] = {c.dst};
-        c.kernel->run({src, 1, dst, 1, k.scratch});
-      }
+      convert(k.after, k.scratch);
       return;
     }
     ops::KernelContext ctx(step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
@@ -460,6 +454,16 @@ void Session::run_step(size_t s) {
   });
 }
 
-const Tensor& Session::output(size_t i) const { return *output_tensors_[i]; }
+void Session::convert(std::vector<Conversion>& conversions, void* scratch) {
+  for (Conversion& c : conversions) {
+    const Tensor* src[] = {c.src};
+    Tensor* dst[] = {c.dst};
+    c.kernel->run({src, 1, dst, 1, scratch});
+  }
+}
+
+const Tensor& Session::output(size_t i) const {
+  return *output_tensors_[i];
+}
 
 }  // namespace strata::runtime

@@ -57,9 +57,9 @@ struct PrepareStats {
   int64_t arena_bytes = 0;
   int64_t lower_bound_bytes = 0;
   int64_t constant_bytes = 0;  // initializers and folded values
-  size_t fast_steps = 0;        // steps run by a fast kernel
-  size_t conversions = 0;       // layout conversions per run
-  int64_t packed_bytes = 0;     // weights the fast kernels packed at prepare (outside the arena)
+  size_t fast_steps = 0;       // steps run by a fast kernel
+  size_t conversions = 0;      // layout conversions per run
+  int64_t packed_bytes = 0;    // weights the fast kernels packed at prepare (outside the arena)
 };
 
 class Session {
@@ -113,6 +113,7 @@ class Session {
     std::vector<Conversion> after;  // graph outputs the kernel wrote in a non-plain layout
     void* scratch = nullptr;
   };
+  static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.
   struct ConvertedValue {
     size_t value = 0;
@@ -127,9 +128,9 @@ class Session {
   std::vector<ops::Meta> metas_;               // per value
   std::vector<bool> folded_;                   // per node
   std::vector<StepInfo> steps_;
-  std::vector<StepKernels> step_kernels_;  // per step
-  std::vector<Tensor> slots_;  // per value: the tensor each run reads and writes
-  std::deque<ConvertedValue> converted_;  // stable addresses: steps point at the copies
+  std::vector<StepKernels> step_kernels_;      // per step
+  std::vector<Tensor> slots_;                  // per value: the tensor each run reads and writes
+  std::deque<ConvertedValue> converted_;       // stable addresses: steps point at the copies
   std::vector<const Tensor*> output_tensors_;  // per graph output: its slot or its plain copy
   std::vector<std::vector<const Tensor*>> step_inputs_;
   std::vector<std::vector<Tensor*>> step_outputs_;

@@ -42,9 +42,9 @@ TEST(RunKernelsCli, EveryLayoutGivesTheSameOutputs) {
                 .code,
             0);
   for (const char* layout : {"nchw", "nhwc", "blocked", "auto"}) {
-    const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--layout", layout,
-                                         "--verify", reference, "--rtol", "1e-4", "--atol",
-                                         "1e-5"});
+    const CliResult r =
+        run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--layout", layout, "--verify",
+                         reference, "--rtol", "1e-4", "--atol", "1e-5"});
     EXPECT_EQ(r.code, 0) << layout << ": " << r.out << r.err;
   }
 }

@@ -38,7 +38,7 @@ ConvCase random_case(std::mt19937& rng) {
     k.in.push_back(extent + pick(0, 17));
   }
   for (int64_t d = 0; d < 2 * k.rank; ++d) k.pads.push_back(pick(0, 2));
-  static const char* const kActivations[] = {"", "Relu", "Clip", "Sigmoid", "Silu",
+  static const char* const kActivations[] = {"",     "Relu",      "Clip", "Sigmoid",  "Silu",
                                              "Gelu", "LeakyRelu", "Tanh", "HardSwish"};
   k.activation = kActivations[pick(0, 8)];
   k.bias = pick(0, 3) != 0;
@@ -114,7 +114,8 @@ TEST(OnednnConv, RandomShapesMatchTheReferenceKernel) {
     const std::vector<runtime::StepInfo> steps =
         expect_fast_matches_reference(graph, inputs, layouts[i % 4]);
     ASSERT_EQ(steps.size(), 1u);
-    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].kernel << ": " << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u)
+        << steps[0].kernel << ": " << steps[0].reason;
   }
 }
 

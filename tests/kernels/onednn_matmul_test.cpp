@@ -27,9 +27,9 @@ TEST(OnednnMatMul, RandomBatchedShapesMatchTheReferenceKernel) {
     std::vector<int64_t> a = batch, b = batch;
     a.insert(a.end(), {m, k});
     b.insert(b.end(), {k, n});
-    if (!batch.empty() && pick(rng, 0, 1)) b = {k, n};                 // weights shared
-    if (b.size() > 2 && pick(rng, 0, 2) == 0) b[0] = 1;                // broadcast batch
-    if (pick(rng, 0, 9) == 0) a = {k};                                 // 1-D A
+    if (!batch.empty() && pick(rng, 0, 1)) b = {k, n};   // weights shared
+    if (b.size() > 2 && pick(rng, 0, 2) == 0) b[0] = 1;  // broadcast batch
+    if (pick(rng, 0, 9) == 0) a = {k};                   // 1-D A
     const bool constant_b = pick(rng, 0, 1) == 1;
     SCOPED_TRACE(testing::Message() << "A " << Shape::of(a).str() << " B " << Shape::of(b).str()
                                     << (constant_b ? " constant" : ""));
@@ -58,9 +58,9 @@ TEST(OnednnMatMul, FusedScaleBiasResidualAndActivation) {
     const bool bias = pick(rng, 0, 2) != 0, residual = pick(rng, 0, 1) == 1;
     const float alpha = pick(rng, 0, 1) ? 1.0f : 0.125f;
     const std::string activation = kActivations[i % 5];
-    SCOPED_TRACE(testing::Message() << batch << "x" << m << "x" << k << "x" << n << " alpha "
-                                    << alpha << (bias ? " bias" : "") << (residual ? " z" : "")
-                                    << " '" << activation << "'");
+    SCOPED_TRACE(testing::Message()
+                 << batch << "x" << m << "x" << k << "x" << n << " alpha " << alpha
+                 << (bias ? " bias" : "") << (residual ? " z" : "") << " '" << activation << "'");
     GraphBuilder g;
     g.input("a", {batch, m, k});
     g.constant("w", random_tensor(rng, {k, n}));
@@ -87,7 +87,8 @@ TEST(OnednnMatMul, AttentionMaskAddendBroadcastsOverBatches) {
   g.input("q", {2, 3, 7, 5});
   g.input("k", {2, 3, 5, 7});
   g.constant("mask", random_tensor(rng, {7, 7}));
-  ir::Node& node = g.node("FusedMatMul", {"q", "k", "mask"}, {"y"}, std::string(ops::kStrataDomain));
+  ir::Node& node =
+      g.node("FusedMatMul", {"q", "k", "mask"}, {"y"}, std::string(ops::kStrataDomain));
   node.attributes["alpha"] = attr_float(0.5f);
   node.attributes["activation"] = attr_string("");
   g.output("y");
@@ -107,7 +108,8 @@ TEST(OnednnGemm, TransposesAlphaBetaAndBiasShapes) {
     const int64_t m = 9, k = 11, n = 13;
     GraphBuilder g;
     g.input("a", ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k});
-    g.constant("b", random_tensor(rng, tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}));
+    g.constant("b",
+               random_tensor(rng, tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}));
     const bool has_c = i % 7 != 3;
     if (has_c) g.constant("c", random_tensor(rng, c_shape));
     ir::Node& node = g.node("Gemm", {"a", "b", has_c ? "c" : ""}, {"y"});
@@ -117,7 +119,8 @@ TEST(OnednnGemm, TransposesAlphaBetaAndBiasShapes) {
     node.attributes["beta"] = attr_float(beta);
     g.output("y");
     expect_onednn(expect_fast_matches_reference(
-        g.build(), {random_tensor(rng, ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k})}));
+        g.build(),
+        {random_tensor(rng, ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k})}));
   }
 }
 

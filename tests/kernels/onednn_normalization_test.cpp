@@ -20,8 +20,8 @@ TEST(OnednnSoftmax, RandomShapesAxesAndOpsets) {
     const int64_t axis = pick(rng, -rank, rank - 1);
     const int64_t opset = i % 2 ? 13 : 11;
     const char* op = i % 3 == 0 ? "LogSoftmax" : "Softmax";
-    SCOPED_TRACE(testing::Message() << op << " " << Shape::of(shape).str() << " axis " << axis
-                                    << " opset " << opset);
+    SCOPED_TRACE(testing::Message()
+                 << op << " " << Shape::of(shape).str() << " axis " << axis << " opset " << opset);
     GraphBuilder g(opset);
     g.input("x", shape);
     g.node(op, {"x"}, {"y"}).attributes["axis"] = attr_int(axis);
@@ -42,8 +42,8 @@ TEST(OnednnLayerNorm, RandomShapesAndAxes) {
     const int64_t begin = axis < 0 ? axis + rank : axis;
     const std::vector<int64_t> params(shape.begin() + begin, shape.end());
     const bool shift = i % 3 != 0;
-    SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " axis " << axis
-                                    << (shift ? " B" : ""));
+    SCOPED_TRACE(testing::Message()
+                 << Shape::of(shape).str() << " axis " << axis << (shift ? " B" : ""));
     GraphBuilder g(17);
     g.input("x", shape);
     g.constant("scale", random_tensor(rng, params));

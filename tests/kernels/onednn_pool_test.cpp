@@ -24,10 +24,10 @@ TEST(OnednnPool, RandomWindowsMatchTheReferenceKernel) {
                                        pick(rng, 0, kh - 1), pick(rng, 0, kw - 1)};
     const int64_t h = kh + pick(rng, 0, 13), w = kw + pick(rng, 0, 13);
     const bool ceil = pick(rng, 0, 2) == 0, include_pad = pick(rng, 0, 1) == 1;
-    SCOPED_TRACE(testing::Message() << (is_max ? "max" : "avg") << " c" << c << " " << h << "x"
-                                    << w << " k" << kh << "x" << kw << " s" << sh << "x" << sw
-                                    << " pads " << Shape::of(pads).str() << (ceil ? " ceil" : "")
-                                    << (include_pad ? " include_pad" : ""));
+    SCOPED_TRACE(testing::Message()
+                 << (is_max ? "max" : "avg") << " c" << c << " " << h << "x" << w << " k" << kh
+                 << "x" << kw << " s" << sh << "x" << sw << " pads " << Shape::of(pads).str()
+                 << (ceil ? " ceil" : "") << (include_pad ? " include_pad" : ""));
     // A convolution first, so the pooling reads the layout the policy chose.
     GraphBuilder g;
     g.input("x", {1, c, h, w});

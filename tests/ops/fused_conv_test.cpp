@@ -28,8 +28,9 @@ TEST(FusedConv, ConvThenResidualThenActivation) {
   clip.attributes["activation_beta"] = attr_float(2);
   expect_near(run_op(clip)[0], {-2, -1, 1, 2});
   const float silu_1 = 1 / (1 + std::exp(-1.0f));
-  expect_near(run_op(fused_call("Silu", false))[0],
-              {-3 / (1 + std::exp(3.0f)), -1 / (1 + std::exp(1.0f)), silu_1, 3 / (1 + std::exp(-3.0f))});
+  expect_near(
+      run_op(fused_call("Silu", false))[0],
+      {-3 / (1 + std::exp(3.0f)), -1 / (1 + std::exp(1.0f)), silu_1, 3 / (1 + std::exp(-3.0f))});
 }
 
 TEST(FusedConv, BadActivationAndResidualShape) {

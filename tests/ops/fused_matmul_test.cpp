@@ -13,8 +13,9 @@ TEST(FusedMatMul, ScaleBiasResidualActivation) {
   // [1 2; 3 4] x [1 0; 0 1] = [1 2; 3 4]; * 0.5, + [10 -10], + [[0 0],[0 -9]], Relu.
   OpCall call = op_call("FusedMatMul", 17,
                         {{"alpha", attr_float(0.5f)}, {"activation", attr_string("Relu")}});
-  call.inputs = {Tensor::from<float>({2, 2}, {1, 2, 3, 4}), Tensor::from<float>({2, 2}, {1, 0, 0, 1}),
-                 Tensor::from<float>({2}, {10, -10}), Tensor::from<float>({2, 2}, {0, 0, 0, -9})};
+  call.inputs = {Tensor::from<float>({2, 2}, {1, 2, 3, 4}),
+                 Tensor::from<float>({2, 2}, {1, 0, 0, 1}), Tensor::from<float>({2}, {10, -10}),
+                 Tensor::from<float>({2, 2}, {0, 0, 0, -9})};
   expect_near(run_op(call)[0], {10.5f, 0, 11.5f, 0});
   call.inputs[2] = Tensor();  // no bias: the residual alone
   call.attributes["activation"] = attr_string("");

@@ -24,8 +24,8 @@ ir::Graph conv_bn(std::mt19937& rng, bool bias, bool bn_constant = true) {
     g.input("var", {4});
   }
   g.node("Conv", {"x", "w", bias ? "b" : ""}, {"c"});
-  g.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"n"}).attributes["epsilon"] =
-      attr_float(1e-3f);
+  g.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"n"})
+      .attributes["epsilon"] = attr_float(1e-3f);
   g.node("Relu", {"n"}, {"y"});
   g.output("y");
   return g.build();
@@ -38,8 +38,7 @@ TEST(FoldBatchNorm, FoldsIntoTheConvWithAndWithoutBias) {
     ir::Graph after = before;
     EXPECT_EQ(passes::fold_batch_norm(after), 1u);
     EXPECT_EQ(op_types(after), (std::vector<std::string>{"Conv", "Relu"}));
-    EXPECT_EQ(after.nodes[0].fused_from,
-              (std::vector<std::string>{"c_node", "n_node"}));
+    EXPECT_EQ(after.nodes[0].fused_from, (std::vector<std::string>{"c_node", "n_node"}));
     expect_same_outputs(before, after, {random_tensor(rng, {1, 3, 6, 6})});
   }
 }

@@ -26,7 +26,8 @@ inline void expect_same_outputs(const ir::Graph& before, const ir::Graph& after,
   const SessionResult b = run_session(after, inputs, reference);
   ASSERT_EQ(a.outputs.size(), b.outputs.size());
   for (size_t i = 0; i < a.outputs.size(); ++i) {
-    const runtime::Comparison c = runtime::compare(b.outputs[i], a.outputs[i], {tolerance, tolerance});
+    const runtime::Comparison c =
+        runtime::compare(b.outputs[i], a.outputs[i], {tolerance, tolerance});
     EXPECT_TRUE(c.ok) << "output " << i << ": " << c.problem;
   }
 }

@@ -11,7 +11,7 @@ TEST(RemoveDeadNodes, DropsChainsNoOutputNeeds) {
   GraphBuilder g;
   g.input("x", {2});
   g.node("Neg", {"x"}, {"a"});
-  g.node("Abs", {"a"}, {"unused"});   // dead, and makes Neg dead in turn...
+  g.node("Abs", {"a"}, {"unused"});  // dead, and makes Neg dead in turn...
   g.node("Relu", {"x"}, {"y"});
   g.node("Exp", {"unused"}, {"dead"});
   g.output("y");

@@ -33,7 +33,7 @@ TEST(Collector, RecordsEveryNodeOfEveryRunInOrder) {
   for (size_t r = 0; r < 3; ++r) {
     int64_t previous_end = collector.run_start_ns(r);
     for (size_t s = 0; s < steps; ++s) {
-      const NodeEvent& e = collector.event(r, s);
+      const NodeEvent e = collector.event(r, s);
       EXPECT_GE(e.start_ns, previous_end) << "run " << r << " step " << s;
       EXPECT_GE(e.end_ns, e.start_ns);
       EXPECT_EQ(e.thread, profiler::current_thread_id());

@@ -18,6 +18,7 @@ TEST(Machine, IdentityAndLibraryVersions) {
   EXPECT_EQ(versions.at("fmt"), fmt::format("{}.{}.{}", FMT_VERSION / 10000,
                                             FMT_VERSION % 10000 / 100, FMT_VERSION % 100));
   EXPECT_TRUE(versions.count("protobuf"));
+  EXPECT_EQ(versions.at("onednn").rfind("2.", 0), 0u) << versions.at("onednn");  // Debian 12: 2.6
 }
 
 TEST(Machine, MeasuresPositivePeaks) {

@@ -10,16 +10,6 @@
 namespace strata::test {
 namespace {
 
-TEST(Overhead, MedianOfPairedRatiosMinusOne) {
-  EXPECT_NEAR(profiler::overhead_pct({11, 11, 99}, {10, 10, 1}), 10, 1e-9);
-  // Runs are compared with their neighbour: the machine speeding up or slowing down between pairs
-  // does not show, although the two sets' medians (30.3 vs 10) differ threefold.
-  EXPECT_NEAR(profiler::overhead_pct({10.1, 30.3, 30.3}, {10, 30, 5}), 1, 1e-9);
-  EXPECT_NEAR(profiler::overhead_pct({9, 9}, {10, 10}), -10, 1e-9);
-  EXPECT_DOUBLE_EQ(profiler::overhead_pct({}, {10}), 0);
-  EXPECT_DOUBLE_EQ(profiler::overhead_pct({10}, {}), 0);
-}
-
 TEST(ProfileSession, FillsEveryMeasuredField) {
   ProfilerTestSession t;
   profiler::ProfileRunOptions options;

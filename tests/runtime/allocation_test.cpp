@@ -78,7 +78,8 @@ TEST(RunLoop, ReferenceKernelsRunWithoutHeapAllocation) {
   options.fast_kernels = false;
   const std::unique_ptr<CountedRun> r = run_counted(false, options);
   EXPECT_EQ(r->hooks->library_calls, 0);
-  for (const std::string& o : r->hooks->offenders) ADD_FAILURE() << "allocates while running: " << o;
+  for (const std::string& o : r->hooks->offenders)
+    ADD_FAILURE() << "allocates while running: " << o;
 }
 
 TEST(RunLoop, FastKernelsAllocateOnlyInsideTheLibrary) {
@@ -92,9 +93,9 @@ TEST(RunLoop, FastKernelsAllocateOnlyInsideTheLibrary) {
     EXPECT_GT(r->hooks->library_calls, 0);
     for (const std::string& o : r->hooks->offenders)
       ADD_FAILURE() << "allocates beyond the library's own: " << o;
-    RecordProperty(std::string("library_allocations_per_call_") + kernels::layout_policy_name(layout),
-                   std::to_string(double(r->hooks->library_allocations) /
-                                  double(r->hooks->library_calls)));
+    RecordProperty(
+        std::string("library_allocations_per_call_") + kernels::layout_policy_name(layout),
+        std::to_string(double(r->hooks->library_allocations) / double(r->hooks->library_calls)));
   }
 }
 

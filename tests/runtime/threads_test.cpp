@@ -1,9 +1,8 @@
 // --threads: one OpenMP pool serves oneDNN and strata's own kernels, and the outputs agree
 // whatever the thread count.
 #include <gtest/gtest.h>
-#include <strata/strata.h>
-
 #include <omp.h>
+#include <strata/strata.h>
 
 namespace strata {
 namespace {

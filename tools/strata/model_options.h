@@ -56,7 +56,8 @@ struct BoundModel {
 
 // Runs the graph optimisation passes on the loaded model unless --no-optimize; returns what each
 // pass did (empty when off).
-std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const ModelOptions& options);
+std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound,
+                                                     const ModelOptions& options);
 
 // Loads options.model and binds its inputs, or reads them with the expected outputs from an ONNX
 // test_data_set folder when `test_data_dir` is given. `warn` receives each warning.

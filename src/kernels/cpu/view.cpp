@@ -37,10 +37,14 @@ class ViewKernel final : public Kernel {
   }
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<ViewKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<ViewKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily view_family() { return {"cpu_view", false, &serves, &supports, &prepare}; }
+KernelFamily view_family() {
+  return {"cpu_view", false, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::cpu

@@ -18,7 +18,9 @@ bool serves(const ir::Node& node) {
                                  node.op_type == "Mul" || node.op_type == "Div");
 }
 
-bool commutative(const std::string& type) { return type == "Add" || type == "Mul"; }
+bool commutative(const std::string& type) {
+  return type == "Add" || type == "Mul";
+}
 
 dnnl::algorithm algorithm_of(const std::string& type) {
   if (type == "Add") return dnnl::algorithm::binary_add;
@@ -95,10 +97,14 @@ class BinaryKernel final : public Kernel {
   int slot0_ = -1, slot1_ = -1, dst_slot_ = -1;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<BinaryKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<BinaryKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily binary_family() { return {"onednn_binary", true, &serves, &supports, &prepare}; }
+KernelFamily binary_family() {
+  return {"onednn_binary", true, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::onednn

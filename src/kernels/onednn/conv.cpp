@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 #include "ops/fused_conv.h"
@@ -37,7 +38,8 @@ Verdict supports(const NodeRequest& r) {
   if (!setup) return Verdict::no("the op is not a convolution");
   const ops::Meta& x = r.input(0);
   if (x.dtype != DType::kF32)
-    return Verdict::no("oneDNN convolution runs f32 here; X is " + std::string(dtype_name(x.dtype)));
+    return Verdict::no("oneDNN convolution runs f32 here; X is " +
+                       std::string(dtype_name(x.dtype)));
   if (x.shape.rank() < 3 || x.shape.rank() > 5)
     return Verdict::no("oneDNN convolution takes 1 to 3 spatial axes");
   if (!r.input(1).value) return Verdict::no("the weights W are not constant (packed at prepare)");
@@ -48,7 +50,9 @@ Verdict supports(const NodeRequest& r) {
   return Verdict::yes("f32 convolution with constant weights");
 }
 
-memory::dims dims_of(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
+memory::dims dims_of(const std::vector<int64_t>& v) {
+  return memory::dims(v.begin(), v.end());
+}
 
 class ConvKernel final : public Kernel {
  public:
@@ -93,8 +97,8 @@ class ConvKernel final : public Kernel {
         break;
       case LayoutPolicy::kChannelsLast:
       case LayoutPolicy::kBlocked: {
-        const Layout target = r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16
-                                                                        : Layout::kChannelsLast;
+        const Layout target =
+            r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
         src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
         dst = desc_of(y_shape, target);
         break;
@@ -114,11 +118,11 @@ class ConvKernel final : public Kernel {
       attr.set_post_ops(post_ops);
       const auto desc =
           has_bias ? dnnl::convolution_forward::desc(
-                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                         s, w_any, b_desc, d, strides, dilations, pads_begin, pads_end)
-                   : dnnl::convolution_forward::desc(
-                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                         s, w_any, d, strides, dilations, pads_begin, pads_end);
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, s,
+                         w_any, b_desc, d, strides, dilations, pads_begin, pads_end)
+                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, s, w_any,
+                                                     d, strides, dilations, pads_begin, pads_end);
       return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
     // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
@@ -165,6 +169,9 @@ class ConvKernel final : public Kernel {
     primitive_.add_fixed(DNNL_ARG_WEIGHTS,
                          reorder_to(r.input(1).value->raw(), w_plain, pd.weights_desc()));
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
+    // The run reads the packed copy: the plain weights (a view of the model file) need not stay
+    // resident.
+    release_resident_pages(r.input(1).value->raw(), r.input(1).value->nbytes());
     if (has_bias) {
       bias_ = r.input(2).value;  // read in place: the constant outlives the session
       primitive_.add_fixed(DNNL_ARG_BIAS,
@@ -190,10 +197,14 @@ class ConvKernel final : public Kernel {
   std::shared_ptr<const Tensor> bias_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<ConvKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<ConvKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily conv_family() { return {"onednn_conv", true, &serves, &supports, &prepare}; }
+KernelFamily conv_family() {
+  return {"onednn_conv", true, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::onednn

@@ -1,7 +1,8 @@
 // Element-wise functions of one tensor through oneDNN's eltwise primitive (JIT-vectorised, shared
 // among the session's threads): the activations, Exp, Sqrt, Abs, Neg, Reciprocal and Pow by a
 // constant scalar. Log and Softplus stay with their reference kernels: oneDNN 2.6's versions miss
-// by more than the ONNX tests allow (Log(1) gives -1.4e-6; Softplus is 1% off for small values). f32, in whatever layout the input comes in (the output keeps it).
+// by more than the ONNX tests allow (Log(1) gives -1.4e-6; Softplus is 1% off for small values).
+// f32, in whatever layout the input comes in (the output keeps it).
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 #include "ops/activation.h"
@@ -73,9 +74,9 @@ std::optional<Eltwise> function_of(const NodeRequest& r, std::string& why) {
 }
 
 bool serves(const ir::Node& node) {
-  static const char* const kTypes[] = {"Relu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg",
-                                       "Reciprocal", "Pow", "LeakyRelu", "Clip",
-                                       "Elu", "Gelu", "HardSwish", "HardSigmoid", "Selu"};
+  static const char* const kTypes[] = {
+      "Relu", "Sigmoid",   "Tanh", "Exp", "Sqrt", "Abs",       "Neg",         "Reciprocal",
+      "Pow",  "LeakyRelu", "Clip", "Elu", "Gelu", "HardSwish", "HardSigmoid", "Selu"};
   if (!node.domain.empty()) return false;
   for (const char* t : kTypes)
     if (node.op_type == t) return true;
@@ -103,8 +104,8 @@ class EltwiseKernel final : public Kernel {
                               ? r.input_layouts[0]
                               : Layout::kPlain;
     const dnnl::memory::desc data = desc_of(shape, layout);
-    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, f.alg, data,
-                                           f.alpha, f.beta);
+    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, f.alg, data, f.alpha,
+                                           f.beta);
     const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
     name_ = impl_name(pd);
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
@@ -127,10 +128,14 @@ class EltwiseKernel final : public Kernel {
   int src_slot_ = -1, dst_slot_ = -1;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<EltwiseKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<EltwiseKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily eltwise_family() { return {"onednn_eltwise", true, &serves, &supports, &prepare}; }
+KernelFamily eltwise_family() {
+  return {"onednn_eltwise", true, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::onednn

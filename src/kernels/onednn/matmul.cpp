@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 #include "ops/fused_matmul.h"
@@ -104,7 +105,9 @@ class MatMulKernel final : public Kernel {
     y_dims[rank - 1] = n;
 
     // Addends as broadcast descriptors of the product's rank.
-    auto addend_dims = [&](int input) { return padded(r.input(size_t(input)).shape.values(), rank); };
+    auto addend_dims = [&](int input) {
+      return padded(r.input(size_t(input)).shape.values(), rank);
+    };
     // B shared by every batch (weights): fold A's batches into its rows, a plain 2-D product.
     const bool b_shared = product(b_dims, 0, rank - 2) == 1 && !p.trans_a;
     bool collapse = b_shared && rank > 2;
@@ -169,7 +172,8 @@ class MatMulKernel final : public Kernel {
     }
     if (p.z_input >= 0) {
       z_post_op = post_ops.len();
-      post_ops.append_binary(dnnl::algorithm::binary_add, strided(fold(addend_dims(p.z_input)), false));
+      post_ops.append_binary(dnnl::algorithm::binary_add,
+                             strided(fold(addend_dims(p.z_input)), false));
     }
     append_activation(post_ops, p.activation);
     dnnl::primitive_attr attr = user_scratchpad_attr();
@@ -187,6 +191,9 @@ class MatMulKernel final : public Kernel {
       primitive_.add_fixed(DNNL_ARG_WEIGHTS,
                            reorder_to(r.input(1).value->raw(), b_plain, pd.weights_desc()));
       packed_bytes_ = int64_t(pd.weights_desc().get_size());
+      // The run reads the packed copy: the plain weights (a view of the model file) need not stay
+      // resident.
+      release_resident_pages(r.input(1).value->raw(), r.input(1).value->nbytes());
     } else if (b_constant) {
       constants_.push_back(r.input(1).value);
       primitive_.add_fixed(DNNL_ARG_WEIGHTS, memory(b_plain, cpu_engine(),
@@ -210,7 +217,8 @@ class MatMulKernel final : public Kernel {
     if (p.c_input >= 0) {
       const memory::desc d = strided(fold(addend_dims(p.c_input)), false);
       bind_addend(p.c_input,
-                  c_post_op < 0 ? DNNL_ARG_BIAS : DNNL_ARG_ATTR_MULTIPLE_POST_OP(c_post_op) | DNNL_ARG_SRC_1,
+                  c_post_op < 0 ? DNNL_ARG_BIAS
+                                : DNNL_ARG_ATTR_MULTIPLE_POST_OP(c_post_op) | DNNL_ARG_SRC_1,
                   d);
     }
     if (p.z_input >= 0)
@@ -236,10 +244,14 @@ class MatMulKernel final : public Kernel {
   std::vector<float> scaled_c_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<MatMulKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<MatMulKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily matmul_family() { return {"onednn_matmul", false, &serves, &supports, &prepare}; }
+KernelFamily matmul_family() {
+  return {"onednn_matmul", false, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::onednn

@@ -15,15 +15,16 @@ using dnnl::memory;
 // dims split at `axis` into [outer, inner] (the product of each side).
 memory::dims two_d(const std::vector<int64_t>& shape, int64_t axis) {
   int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d) (d < axis ? outer : inner) *= shape[size_t(d)];
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    (d < axis ? outer : inner) *= shape[size_t(d)];
   return {outer, inner};
 }
 
 Verdict f32_only(const NodeRequest& r, const char* what) {
   for (size_t i = 0; i < r.inputs.size(); ++i)
     if (r.has_input(i) && r.input(i).dtype != DType::kF32)
-      return Verdict::no(std::string(what) + " runs f32 here; input " + std::to_string(i) +
-                         " is " + std::string(dtype_name(r.input(i).dtype)));
+      return Verdict::no(std::string(what) + " runs f32 here; input " + std::to_string(i) + " is " +
+                         std::string(dtype_name(r.input(i).dtype)));
   return Verdict::yes("");
 }
 

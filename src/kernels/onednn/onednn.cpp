@@ -151,5 +151,7 @@ memory reorder_to(const void* src, const memory::desc& plain_desc, const memory:
 }  // namespace strata::kernels::onednn
 
 namespace strata::kernels {
-int64_t library_calls() { return onednn::g_library_calls.load(std::memory_order_relaxed); }
+int64_t library_calls() {
+  return onednn::g_library_calls.load(std::memory_order_relaxed);
+}
 }  // namespace strata::kernels

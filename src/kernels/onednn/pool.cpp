@@ -1,8 +1,9 @@
 // MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool through oneDNN's pooling: f32, 1 to 3
 // spatial axes, in whatever layout the input comes in (the output keeps it).
+#include "ops/pool.h"
+
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
-#include "ops/pool.h"
 
 namespace strata::kernels::onednn {
 
@@ -15,8 +16,8 @@ bool is_global(const ir::Node& node) {
 }
 
 bool serves(const ir::Node& node) {
-  return node.domain.empty() && (node.op_type == "MaxPool" || node.op_type == "AveragePool" ||
-                                 is_global(node));
+  return node.domain.empty() &&
+         (node.op_type == "MaxPool" || node.op_type == "AveragePool" || is_global(node));
 }
 
 // The window actually applied: pads as resolved for this input, the end pad grown so the last
@@ -44,8 +45,8 @@ PoolWindow window_of(const NodeRequest& r) {
   const ops::Window window = ops::with_forward_pads(attrs.window->resolve(in.size()), in);
   for (size_t d = 0; d < window.rank(); ++d) {
     const int64_t out = y[d + 2];
-    const int64_t needed = (out - 1) * window.strides[d] + window.extent(d) - in[d] -
-                           window.pads_begin[d];
+    const int64_t needed =
+        (out - 1) * window.strides[d] + window.extent(d) - in[d] - window.pads_begin[d];
     w.kernel.push_back(window.kernel[d]);
     w.strides.push_back(window.strides[d]);
     w.dilations.push_back(window.dilations[d] - 1);
@@ -94,9 +95,9 @@ class PoolKernel final : public Kernel {
     const memory::desc src = desc_of(r.input(0).shape.values(), layout);
     const memory::desc dst = desc_of(r.output(0).shape.values(), layout);
     const PoolWindow w = window_of(r);
-    const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                              algorithm_of(r), src, dst, w.strides, w.kernel,
-                                              w.dilations, w.pads_begin, w.pads_end);
+    const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm_of(r),
+                                              src, dst, w.strides, w.kernel, w.dilations,
+                                              w.pads_begin, w.pads_end);
     const dnnl::pooling_v2_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
     name_ = impl_name(pd);
     input_layouts_ = {layout};
@@ -118,10 +119,14 @@ class PoolKernel final : public Kernel {
   int src_slot_ = -1, dst_slot_ = -1;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) { return std::make_unique<PoolKernel>(r); }
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<PoolKernel>(r);
+}
 
 }  // namespace
 
-KernelFamily pool_family() { return {"onednn_pool", true, &serves, &supports, &prepare}; }
+KernelFamily pool_family() {
+  return {"onednn_pool", true, &serves, &supports, &prepare};
+}
 
 }  // namespace strata::kernels::onednn

@@ -2,11 +2,12 @@
 // channels-last [N,C,H,W] read as [N,H,W,C] by perm 0,2,3,1, or the way back), the output is a
 // view of the input in the matching layout and nothing moves. Other permutations are one oneDNN
 // reorder from the input read through permuted strides.
+#include "ops/transpose.h"
+
 #include <cstring>
 
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
-#include "ops/transpose.h"
 
 namespace strata::kernels::onednn {
 
@@ -14,7 +15,9 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) { return node.domain.empty() && node.op_type == "Transpose"; }
+bool serves(const ir::Node& node) {
+  return node.domain.empty() && node.op_type == "Transpose";
+}
 
 // Element strides of each logical dim of `shape` stored in `layout` (plain or channels-last).
 std::vector<int64_t> strides_of(const std::vector<int64_t>& shape, Layout layout) {

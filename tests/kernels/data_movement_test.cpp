@@ -1,6 +1,6 @@
-// Views and transposes (src/kernels/cpu/view.cpp, src/kernels/onednn/transpose.cpp): the same
-// values as the reference kernels, shared buffers where the bytes already are the output, and
-// oneDNN reorders for real permutations.
+// Views, transposes and slices (src/kernels/cpu/view.cpp, src/kernels/onednn/transpose.cpp,
+// slice.cpp): the same values as the reference kernels, shared buffers where the bytes already are
+// the output, and oneDNN reorders for real permutations and windows.
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_util.h"
@@ -68,6 +68,31 @@ TEST(TransposeKernel, ChannelsLastToNhwcIsAView) {
   EXPECT_EQ(steps[1].kernel, "strata:view");
   EXPECT_EQ(steps[3].kernel, "strata:view");
   EXPECT_EQ(steps[3].layout, "nhwc");  // then converted to plain for the caller
+}
+
+TEST(SliceKernel, RandomWindowsMatchTheReference) {
+  std::mt19937 rng(54);
+  for (int i = 0; i < 12; ++i) {
+    const std::vector<int64_t> shape = {std::uniform_int_distribution<int64_t>(1, 9)(rng),
+                                        std::uniform_int_distribution<int64_t>(2, 9)(rng),
+                                        std::uniform_int_distribution<int64_t>(3, 30)(rng)};
+    const int64_t axis = i % 3, dim = shape[size_t(axis)];
+    const int64_t start = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng);
+    const int64_t step = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " axis " << axis << " start "
+                                    << start << " step " << step);
+    GraphBuilder g(13);
+    g.input("x", shape);
+    g.constant("starts", Tensor::from<int64_t>({1}, {start}));
+    g.constant("ends", Tensor::from<int64_t>({1}, {INT64_MAX}));
+    g.constant("axes", Tensor::from<int64_t>({1}, {axis}));
+    g.constant("steps", Tensor::from<int64_t>({1}, {step}));
+    g.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, shape)});
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+  }
 }
 
 }  // namespace
