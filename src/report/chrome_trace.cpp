@@ -4,6 +4,7 @@
 #include <set>
 
 #include "io/file.h"
+#include "report/node_figures.h"
 
 namespace strata::report {
 
@@ -48,10 +49,6 @@ json node_args(const profiler::NodeProfile& node) {
   return args;
 }
 
-bool is_scope(const profiler::NodeProfile& node) {
-  return node.op_type == "scope";
-}
-
 }  // namespace
 
 json chrome_trace(const profiler::Profile& profile) {
@@ -61,7 +58,7 @@ json chrome_trace(const profiler::Profile& profile) {
   // The run loop's thread: the one that dispatched the graph's nodes.
   int loop_thread = 0;
   for (const profiler::NodeProfile& node : profile.nodes)
-    if (!is_scope(node)) {
+    if (!is_user_scope(node)) {
       loop_thread = node.thread;
       break;
     }
@@ -80,18 +77,18 @@ json chrome_trace(const profiler::Profile& profile) {
     if (named.insert(node.thread).second)
       events.push_back(
           metadata_event("thread_name", node.thread, "thread " + std::to_string(node.thread)));
-    const json args = is_scope(node) ? json::object() : node_args(node);
+    const json args = is_user_scope(node) ? json::object() : node_args(node);
     const size_t samples = std::min(node.samples_ms.size(), node.start_offsets_ms.size());
     for (size_t i = 0; i < samples; ++i) {
       // Nodes are placed within their iteration; scopes are already on the profile's clock.
       double start_ms = node.start_offsets_ms[i];
-      if (!is_scope(node)) {
+      if (!is_user_scope(node)) {
         if (i >= iterations) break;
         start_ms += profile.iteration_starts_ms[i];
       }
       json e = complete_event(node.name, node.op_type, start_ms, node.samples_ms[i], node.thread);
       e["args"] = args;
-      if (!is_scope(node)) e["args"]["iteration"] = i + 1;
+      if (!is_user_scope(node)) e["args"]["iteration"] = i + 1;
       events.push_back(std::move(e));
     }
   }

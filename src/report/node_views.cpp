@@ -130,7 +130,9 @@ std::string render_node_table(const Profile& profile, const ViewOptions& options
     const NodeProfile& n = profile.nodes[order[rank]];
     const NodeFigures& f = figures[order[rank]];
     const double share = run.total_ms > 0 ? 100 * f.total_ms / run.total_ms : -1;
-    cumulative += std::max(share, 0.0);
+    // User scopes enclose nodes and each other: adding them up would count time twice.
+    const bool scope = is_user_scope(n);
+    if (!scope) cumulative += std::max(share, 0.0);
     std::vector<std::string> row = {fmt::format("{}", rank + 1),
                                     n.name,
                                     n.op_type,
@@ -142,7 +144,7 @@ std::string render_node_table(const Profile& profile, const ViewOptions& options
                                     milliseconds(f.time.max),
                                     milliseconds(f.time.sd),
                                     percent(share),
-                                    share < 0 ? "-" : percent(cumulative),
+                                    share < 0 || scope ? "-" : percent(cumulative),
                                     milliseconds(n.first_run_ms)};
     if (isolated)
       row.push_back(n.isolated_median_ms >= 0 ? milliseconds(n.isolated_median_ms) : "-");
