@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "profiler/machine.h"
+#include "profiler/profile_stamp.h"
 
 namespace strata::profiler {
 
@@ -25,15 +26,6 @@ constexpr int kBandwidthPasses = 8;    // triads over 3 × 128 MiB here: about 0
 
 void warn_if(const MachineCacheOptions& options, const std::string& message) {
   if (options.warn) options.warn(message);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 bool positive_number(const json& entry, const char* key) {
@@ -176,7 +168,7 @@ MachineInfo machine_peaks(int threads, const MachineCacheOptions& options) {
                   {"peak_gflops", m.peak_gflops},
                   {"peak_gbps", m.peak_gbps},
                   {"isa", m.isa},
-                  {"measured", utc_now()}});
+                  {"measured", utc_now_iso8601()}});
   save_cache(path, kept, options);
   return m;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "command.h"
+#include "command_output.h"
 #include "model_options.h"
 
 namespace strata::cli {
@@ -38,15 +39,8 @@ analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
 
 int execute_analyze(const AnalyzeCommandOptions& cmd) {
   std::vector<std::string> warnings;
-  auto warn = [&](const std::string& w) {
-    fmt::print(stderr, "strata: warning: {}\n", w);
-    warnings.push_back(w);
-  };
-  std::ofstream json_out;
-  if (!cmd.json_path.empty()) {
-    json_out.open(cmd.json_path);
-    if (!json_out) fail("{}: cannot be written", cmd.json_path);
-  }
+  const WarningSink warn = print_warnings(&warnings);
+  std::ofstream json_out = open_report_file(cmd.json_path);
   const analyzer::AnalyzeOptions options = analyze_options(cmd.model);
 
   auto t0 = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.h"
+#include "command_output.h"
 
 namespace strata::cli {
 
@@ -20,7 +21,7 @@ int execute_machine(const MachineOptions& cmd) {
   profiler::MachineCacheOptions cache;
   cache.path = cmd.cache_path.empty() ? profiler::default_machine_cache_path() : cmd.cache_path;
   cache.refresh = cmd.refresh;
-  cache.warn = [](const std::string& w) { fmt::print(stderr, "strata: warning: {}\n", w); };
+  cache.warn = print_warnings();
   const int max_threads = cmd.threads > 0 ? cmd.threads : profiler::logical_cpus();
   fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", profiler::cpu_model(), profiler::logical_cpus());
   fmt::print("{:<12}{}\n", "cache", cache.path);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "command.h"
+#include "command_output.h"
 #include "model_options.h"
 #include "view_cli.h"
 
@@ -49,7 +50,7 @@ void check_writable(const std::string& path) {
 }
 
 int execute_profile(const ProfileOptions& cmd) {
-  auto warn = [](const std::string& w) { fmt::print(stderr, "strata: warning: {}\n", w); };
+  const WarningSink warn = print_warnings();
   check_writable(cmd.json_path);
   check_writable(cmd.trace_path);
 

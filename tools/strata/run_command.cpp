@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "command_output.h"
 #include "format.h"
 #include "model_options.h"
 
@@ -67,17 +68,9 @@ void print_plan(const runtime::Session& session, const std::vector<passes::PassR
 int execute_run(RunOptions& cmd) {
   nlohmann::json report;
   std::vector<std::string> warnings;
-  auto warn = [&](const std::string& w) {
-    fmt::print(stderr, "strata: warning: {}\n", w);
-    warnings.push_back(w);
-  };
+  const WarningSink warn = print_warnings(&warnings);
 
-  // Open the report file first: an unwritable path should fail before minutes of runs, not after.
-  std::ofstream json_out;
-  if (!cmd.json_path.empty()) {
-    json_out.open(cmd.json_path);
-    if (!json_out) fail("{}: cannot be written", cmd.json_path);
-  }
+  std::ofstream json_out = open_report_file(cmd.json_path);
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
   const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
