@@ -30,6 +30,29 @@ std::string latency_text(const profiler::Summary& s) {
                      milliseconds(s.max), s.cv * 100);
 }
 
+// A sample this many times its node's median (and at least kOutlierMinMs longer) is not the node's
+// own cost: on a shared machine it is the thread waiting for a CPU, or an interrupt.
+constexpr double kOutlierFactor = 10;
+constexpr double kOutlierMinMs = 0.5;
+
+struct OutlierCount {
+  size_t samples = 0, nodes = 0;
+};
+
+OutlierCount count_outliers(const profiler::Profile& p) {
+  OutlierCount c;
+  for (const profiler::NodeProfile& n : p.nodes) {
+    if (is_user_scope(n) || n.samples_ms.empty()) continue;
+    const double median = profiler::summarize(n.samples_ms).median;
+    const size_t k = size_t(std::count_if(n.samples_ms.begin(), n.samples_ms.end(), [&](double t) {
+      return t > kOutlierFactor * median && t - median > kOutlierMinMs;
+    }));
+    c.samples += k;
+    c.nodes += k > 0;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string render_summary(const profiler::Profile& p) {
@@ -110,6 +133,13 @@ std::string render_summary(const profiler::Profile& p) {
                     "(measured on a busy machine or at a lower clock?); run "
                     "strata machine --refresh on an idle machine",
                     count(above_compute, "compute-bound node")));
+  const OutlierCount outliers = count_outliers(p);
+  if (outliers.samples > 0)
+    warnings.push_back(fmt::format(
+        "{} of {} took over {:.0f}x their node's median (the thread was likely preempted): they "
+        "weigh in totals, means and %total, not in medians",
+        count(int64_t(outliers.samples), "sample"), count(int64_t(outliers.nodes), "node"),
+        kOutlierFactor));
   if (run.outside_operators_ms < 0)
     warnings.push_back(
         "the node medians add up to more than the whole-run median (medians of "

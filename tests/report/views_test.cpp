@@ -122,6 +122,23 @@ TEST(Views, SummaryWarnsAndSaysWhatIsUnknown) {
   EXPECT_NE(render_summary(p).find("peaks unknown (no roofline)"), std::string::npos);
 }
 
+TEST(Views, SummaryNamesSamplesFarAboveTheirNodesMedian) {
+  profiler::Profile p = small_profile();
+  EXPECT_EQ(render_summary(p).find("their node's median"), std::string::npos);
+  p.nodes[0].samples_ms[2] = 45.0;  // a preempted execution of a 4 ms node
+  p.nodes[1].samples_ms[0] = 40.0;  // and two of a 0.5 ms node
+  p.nodes[1].samples_ms[4] = 31.0;
+  const std::string summary = render_summary(p);
+  EXPECT_NE(summary.find("warning     3 samples of 2 nodes took over 10x their node's median"),
+            std::string::npos)
+      << summary;
+  // 200x its median, but only 0.2 ms longer: a cache miss or a page fault, not a lost time slice.
+  p.nodes[0].samples_ms[2] = 4.0;
+  p.nodes[1].samples_ms.assign(p.nodes[1].samples_ms.size(), 0.001);
+  p.nodes[1].samples_ms[3] = 0.2;
+  EXPECT_EQ(render_summary(p).find("their node's median"), std::string::npos) << render_summary(p);
+}
+
 TEST(Views, DiffOfTheSmallProfiles) {
   const profiler::Profile b = read_profile(kDataDir + "small_profile_b.json");
   const ProfileDiff d = diff_profiles(small_profile(), b);
