@@ -73,6 +73,10 @@ struct Profile {
   double process_cpu_pct = 0;
   double system_cpu_pct = 0;
   int64_t peak_rss_bytes = 0;
+  // Activation memory: the planner's arena, and the largest live set of activations the static
+  // analyzer predicts for the same graph and shapes (-1: unknown). Predicted vs measured.
+  int64_t arena_bytes = 0;
+  double predicted_peak_activation_bytes = -1;
   bool heap_counted = true;  // false: heap allocation figures are unknown (AddressSanitizer build)
   std::vector<NodeProfile> nodes;  // in execution order; user scopes after graph nodes
   bool operator==(const Profile&) const = default;

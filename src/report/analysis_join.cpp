@@ -16,6 +16,8 @@ size_t join_static_analysis(profiler::Profile& profile, const ir::Graph& graph,
   for (size_t i = 0; i < graph.inputs.size() && i < input_shapes.size(); ++i)
     options.input_shapes[graph.values[size_t(graph.inputs[i])].name] = Shape::of(input_shapes[i]);
   const analyzer::Analysis analysis = analyzer::analyze(graph, options);
+  if (analysis.totals.peak_activation_bytes.value)
+    profile.predicted_peak_activation_bytes = *analysis.totals.peak_activation_bytes.value;
 
   std::map<std::string, int> nodes_named;  // how many nodes carry each name
   for (const ir::Node& node : graph.nodes) nodes_named[node.name]++;

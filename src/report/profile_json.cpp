@@ -268,6 +268,9 @@ json profile_to_json(const Profile& p) {
       {"process_cpu_pct", or_null(p.process_cpu_pct, p.process_cpu_pct >= 0)},
       {"system_cpu_pct", or_null(p.system_cpu_pct, p.system_cpu_pct >= 0)},
       {"peak_rss_bytes", p.peak_rss_bytes},
+      {"arena_bytes", p.arena_bytes},
+      {"predicted_peak_activation_bytes",
+       or_null(p.predicted_peak_activation_bytes, p.predicted_peak_activation_bytes >= 0)},
       {"heap_counted", p.heap_counted},
       {"nodes", nodes},
   };
@@ -314,6 +317,8 @@ Profile profile_from_json(const json& j) {
   p.process_cpu_pct = r.number_or_null("process_cpu_pct", -1, 0);
   p.system_cpu_pct = r.number_or_null("system_cpu_pct", -1, 0);
   p.peak_rss_bytes = r.integer("peak_rss_bytes");
+  p.arena_bytes = r.integer("arena_bytes");
+  p.predicted_peak_activation_bytes = r.number_or_null("predicted_peak_activation_bytes", -1, 0);
   p.heap_counted = r.boolean("heap_counted", true);
   const json& nodes = r.array("nodes", true);
   p.nodes.reserve(nodes.size());

@@ -35,6 +35,16 @@ std::string latency_text(const profiler::Summary& s) {
 constexpr double kOutlierFactor = 10;
 constexpr double kOutlierMinMs = 0.5;
 
+// Measured (the planner's arena) beside predicted (the analyzer's largest live set).
+std::string activation_memory_text(const profiler::Profile& p) {
+  std::string text = "arena " + (p.arena_bytes > 0 ? human_bytes(double(p.arena_bytes)) : "-") +
+                     " (planned by the session)";
+  if (p.predicted_peak_activation_bytes >= 0)
+    text += ", largest live set " + human_bytes(p.predicted_peak_activation_bytes) +
+            " (predicted by strata analyze, inputs included)";
+  return text;
+}
+
 struct OutlierCount {
   size_t samples = 0, nodes = 0;
 };
@@ -97,6 +107,8 @@ std::string render_summary(const profiler::Profile& p) {
     out +=
         line("memory", "peak RSS " + human_bytes(double(p.peak_rss_bytes)) +
                            (p.heap_counted ? "" : "; heap allocations not counted in this build"));
+  if (p.arena_bytes > 0 || p.predicted_peak_activation_bytes >= 0)
+    out += line("activations", activation_memory_text(p));
   const size_t scopes = size_t(std::count_if(p.nodes.begin(), p.nodes.end(), is_user_scope));
   out += line("nodes", count(int64_t(p.nodes.size() - scopes), "graph node") +
                            (scopes ? ", " + count(int64_t(scopes), "user scope") : ""));

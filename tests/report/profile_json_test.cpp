@@ -39,6 +39,8 @@ profiler::Profile full_profile() {
   p.process_cpu_pct = 280.5;
   p.system_cpu_pct = -1;  // unknown
   p.peak_rss_bytes = 123456789;
+  p.arena_bytes = 4194368;
+  p.predicted_peak_activation_bytes = 4194304;
   p.heap_counted = false;
   profiler::NodeProfile n;
   n.name = "/layer1/conv/Conv";

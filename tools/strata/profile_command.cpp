@@ -77,6 +77,7 @@ int execute_profile(const ProfileOptions& cmd) {
   profile.options = options_record(cmd);
   profile.load_ms = bound.load_ms;
   profile.prepare_ms = prepare_ms;
+  profile.arena_bytes = session.stats().arena_bytes;
   std::vector<std::vector<int64_t>> input_shapes;
   for (const Tensor& t : bound.inputs) input_shapes.push_back(t.shape());
   report::join_static_analysis(profile, session.graph(), input_shapes);
