@@ -35,6 +35,8 @@ class Interpolation {
   // check point; nullopt otherwise (or when a value is not finite). Integer values (all figures
   // are counts) are fitted and checked exactly.
   std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value) const;
+  // fit(lattice_values, check_value).has_value(), without building the polynomial.
+  bool fits(std::span<const double> lattice_values, double check_value) const;
 
  private:
   struct Row {  // one linear form over the lattice values, over a common denominator
@@ -43,6 +45,12 @@ class Interpolation {
     std::vector<int64_t> narrow;  // the same in 64 bits (when exact_)
     int64_t narrow_denominator = 1;
   };
+  // How fit() goes about it: unknown values, a constant, exact integers, or approximately.
+  enum class Kind { kUnknown, kConstant, kExact, kApproximate };
+  Kind classify(std::span<const double> values, double check, int64_t* exact,
+                int64_t* exact_check) const;
+  bool exact_check_passes(std::span<const int64_t> values, int64_t check, bool* narrow) const;
+  bool approximate_check_passes(std::span<const double> values, double check) const;
   std::optional<Polynomial> fit_exact(std::span<const int64_t> values, int64_t check) const;
   std::optional<Polynomial> fit_approximate(std::span<const double> values, double check) const;
 

@@ -3,6 +3,7 @@
 // beyond the small values that shape computations need (Shape, Reshape targets, Constants).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,11 +30,15 @@ struct NodeEval {
 };
 
 struct EvalResult {
-  std::vector<ops::Meta> metas;  // per graph value; absent (dtype undefined) when unknown
-  std::vector<bool> constant;    // per graph value: initializer, Constant or folded output
-  std::vector<NodeEval> nodes;   // per graph node
-  std::vector<bool> changed;     // per graph value: differs from the previous evaluation
-  size_t reevaluated = 0;        // nodes whose rules ran in the last evaluation
+  std::vector<ops::Meta> metas;   // per graph value; absent (dtype undefined) when unknown
+  std::vector<uint8_t> constant;  // per graph value: initializer, Constant or folded output
+  std::vector<NodeEval> nodes;    // per graph node
+  std::vector<uint8_t> changed;   // per graph value: differs from the previous evaluation
+  size_t reevaluated = 0;         // nodes whose rules ran in the last evaluation
+  // Scratch reused from node to node (no allocation per node): a node's input metas and the
+  // output metas its rules compute.
+  std::vector<const ops::Meta*> scratch_inputs;
+  std::vector<ops::Meta> scratch_outputs;
 };
 
 // A constant of the graph that no node produces: an initializer, read or not.
@@ -58,10 +63,9 @@ class MetaEvaluator {
   void evaluate(const std::vector<Shape>& input_shapes, EvalResult& out) const;
 
  private:
-  // One node's rules; its output metas, or nullopt when unknown (result.state says why).
-  std::optional<std::vector<ops::Meta>> evaluate_node(size_t n, const EvalResult& out,
-                                                      std::vector<const ops::Meta*>& in,
-                                                      NodeEval& result) const;
+  // One node's rules into out.scratch_outputs; false when its outputs are unknown (result.state
+  // says why).
+  bool evaluate_node(size_t n, EvalResult& out, NodeEval& result) const;
   const ir::Graph& graph_;
   std::vector<std::unique_ptr<ops::Op>> ops_;
 };
