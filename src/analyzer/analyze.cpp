@@ -131,8 +131,9 @@ class Run {
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
       const double* v = samples_->figure(i);
-      if (in->fits({v, in->lattice().size()}, v[check_slot_])) {
-        fit_degree_[i] = uint8_t(in->degree());
+      bool constant = false;
+      if (in->fits({v, in->lattice().size()}, v[check_slot_], &constant)) {
+        fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
         return true;
       }
       if (!std::isfinite(v[check_slot_])) return true;
@@ -174,6 +175,9 @@ class Run {
   // Figure i's polynomial, fitted through the lattice of the degree that fits it (none if none).
   std::optional<Polynomial> formula(size_t i) const {
     if (fit_degree_[i] == 0) return std::nullopt;
+    // The same value everywhere: what Interpolation::fit gives then, without fitting again.
+    if (fit_degree_[i] == kConstantFit)
+      return Polynomial::constant(samples_->figure(i)[check_slot_]);
     const Interpolation& in = *interpolations_[fit_degree_[i]];
     const double* v = samples_->figure(i);
     return in.fit({v, in.lattice().size()}, v[check_slot_]);
@@ -353,7 +357,9 @@ class Run {
   std::optional<Samples> samples_;
   std::optional<Liveness> liveness_;
   MemoryFigures memory_;
-  std::vector<uint8_t> fit_degree_;  // per figure: the degree of its formula, 0 when none
+  // Per figure: the degree of its formula, 0 when none, kConstantFit when it is a constant.
+  static constexpr uint8_t kConstantFit = 0xff;
+  std::vector<uint8_t> fit_degree_;
   const Interpolation* interpolations_[kMaxDegree + 1] = {};  // by degree, once used
   bool any_not_polynomial_ = false;
 };

@@ -247,11 +247,13 @@ std::optional<Polynomial> Interpolation::fit(std::span<const double> values,
   return fit_approximate(values, check_value);
 }
 
-bool Interpolation::fits(std::span<const double> values, double check_value) const {
+bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
   int64_t exact[kLatticeCapacity];
   int64_t exact_check = 0;
   bool narrow = false;
-  switch (classify(values, check_value, exact, &exact_check)) {
+  const Kind kind = classify(values, check_value, exact, &exact_check);
+  if (constant) *constant = kind == Kind::kConstant;
+  switch (kind) {
     case Kind::kUnknown: return false;
     case Kind::kConstant: return true;
     case Kind::kExact:
