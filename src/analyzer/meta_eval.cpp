@@ -13,6 +13,15 @@ namespace strata::analyzer {
 
 MetaEvaluator::MetaEvaluator(const ir::Graph& graph) : graph_(graph) {
   ops_.resize(graph.nodes.size());
+  input_begin_.reserve(graph.nodes.size() + 1);
+  output_begin_.reserve(graph.nodes.size());
+  for (const ir::Node& node : graph.nodes) {
+    input_begin_.push_back(values_.size());
+    values_.insert(values_.end(), node.inputs.begin(), node.inputs.end());
+    output_begin_.push_back(values_.size());
+    values_.insert(values_.end(), node.outputs.begin(), node.outputs.end());
+  }
+  input_begin_.push_back(values_.size());
   // Models repeat a few dozen op types over thousands of nodes: look each type up once (ai.onnx
   // types by name; other domains are rare).
   std::unordered_map<std::string_view, ops::OpFactory> onnx_factories;
@@ -86,17 +95,17 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
 
   try {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
-      const ir::Node& node = g.nodes[n];
       bool inputs_changed = !incremental;
-      for (ir::ValueId id : node.inputs)
+      for (ir::ValueId id : inputs(n))
         if (id != ir::kNoValue) inputs_changed |= out.changed[size_t(id)] != 0;
       if (!inputs_changed) continue;  // the same inputs give the same results as last time
       ++out.reevaluated;
       NodeEval& result = out.nodes[n];
       result = NodeEval{};
       const bool known = evaluate_node(n, out, result);
-      for (size_t j = 0; j < node.outputs.size(); ++j) {
-        const size_t id = size_t(node.outputs[j]);
+      const std::span<const ir::ValueId> node_outputs = outputs(n);
+      for (size_t j = 0; j < node_outputs.size(); ++j) {
+        const size_t id = size_t(node_outputs[j]);
         ops::Meta& old = out.metas[id];
         if (known) {
           ops::Meta& fresh = out.scratch_outputs[j];
@@ -124,7 +133,7 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
   std::vector<const ops::Meta*>& in = out.scratch_inputs;
   in.clear();
   bool inputs_known = true, inputs_constant = true, inputs_valued = true;
-  for (ir::ValueId id : node.inputs) {
+  for (ir::ValueId id : inputs(n)) {
     if (id == ir::kNoValue) {
       in.push_back(nullptr);
       continue;
@@ -142,7 +151,7 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
   if (!inputs_known) return false;  // kInputUnknown
   // The shape rule, as passes::infer_node runs it, into metas reused from node to node.
   std::vector<ops::Meta>& metas = out.scratch_outputs;
-  metas.resize(node.outputs.size());
+  metas.resize(outputs(n).size());
   for (ops::Meta& m : metas) {
     m.dtype = DType::kUndefined;
     m.value.reset();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "ir/graph.h"
@@ -66,8 +67,19 @@ class MetaEvaluator {
   // One node's rules into out.scratch_outputs; false when its outputs are unknown (result.state
   // says why).
   bool evaluate_node(size_t n, EvalResult& out, NodeEval& result) const;
+  // Node n's inputs and outputs, packed (CSR): the evaluation loops read them for every node, and
+  // the nodes' own vectors are scattered over the heap.
+  std::span<const ir::ValueId> inputs(size_t n) const {
+    return {values_.data() + input_begin_[n], output_begin_[n] - input_begin_[n]};
+  }
+  std::span<const ir::ValueId> outputs(size_t n) const {
+    return {values_.data() + output_begin_[n], input_begin_[n + 1] - output_begin_[n]};
+  }
+
   const ir::Graph& graph_;
   std::vector<std::unique_ptr<ops::Op>> ops_;
+  std::vector<ir::ValueId> values_;                 // per node: its inputs, then its outputs
+  std::vector<size_t> input_begin_, output_begin_;  // per node (input_begin_ has one more)
 };
 
 }  // namespace strata::analyzer
