@@ -125,15 +125,21 @@ class Run {
     size_t evaluated = in->lattice().size();
     for (size_t p = 0; p < evaluated; ++p) evaluate(in->lattice()[p], p, false);
     evaluate(in->check_point(), check_slot_, false);
-    // Only which degree fits each figure is kept here; node_results builds the polynomials.
+    // Constants are only marked (node_results makes them); other fits are kept apart, to be
+    // moved into the results.
     fit_degree_.assign(layout_.size, 0);
-    interpolations_[1] = in;
+    fitted_index_.resize(layout_.size);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
       const double* v = samples_->figure(i);
       bool constant = false;
-      if (in->fits({v, in->lattice().size()}, v[check_slot_], &constant)) {
+      std::optional<Polynomial> p = in->fit({v, in->lattice().size()}, v[check_slot_], &constant);
+      if (p) {
         fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
+        if (!constant) {
+          fitted_index_[i] = uint32_t(fitted_.size());
+          fitted_.push_back(std::move(*p));
+        }
         return true;
       }
       if (!std::isfinite(v[check_slot_])) return true;
@@ -146,7 +152,6 @@ class Run {
       if (layout_.recorded[i] && !try_fit(i)) pending.push_back(i);
     for (int degree = 2; degree <= kMaxDegree && !pending.empty(); ++degree) {
       in = &Interpolation::get(k_, degree);
-      interpolations_[size_t(degree)] = in;
       const size_t before = evaluated;
       for (; evaluated < in->lattice().size(); ++evaluated)
         evaluate(in->lattice()[evaluated], evaluated, false);
@@ -172,29 +177,32 @@ class Run {
     }
   }
 
-  // Figure i's polynomial, fitted through the lattice of the degree that fits it (none if none).
+  // Figure i's polynomial (a copy), or none.
   std::optional<Polynomial> formula(size_t i) const {
     if (fit_degree_[i] == 0) return std::nullopt;
-    // The same value everywhere: what Interpolation::fit gives then, without fitting again.
+    // The same value everywhere: what Interpolation::fit gives then.
     if (fit_degree_[i] == kConstantFit)
       return Polynomial::constant(samples_->figure(i)[check_slot_]);
-    const Interpolation& in = *interpolations_[fit_degree_[i]];
-    const double* v = samples_->figure(i);
-    return in.fit({v, in.lattice().size()}, v[check_slot_]);
+    return fitted_[fitted_index_[i]];
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
-  // quantity that has neither yet (filled in place: an analysis holds tens of thousands).
-  void fill(size_t i, Quantity& q) const {
+  // quantity that has neither yet (filled in place: an analysis holds tens of thousands). Each
+  // figure is filled once: its fitted polynomial is moved into the quantity.
+  void fill(size_t i, Quantity& q) {
     if (!layout_.recorded[i]) return;
     const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
-    if (fit_)
-      q.formula = formula(i);
-    else if (k_ == 0 && std::isfinite(exact))
+    if (fit_) {
+      if (fit_degree_[i] == kConstantFit)
+        q.formula = Polynomial::constant(samples_->figure(i)[check_slot_]);
+      else if (fit_degree_[i] != 0)
+        q.formula = std::move(fitted_[fitted_index_[i]]);
+    } else if (k_ == 0 && std::isfinite(exact)) {
       q.formula = Polynomial::constant(exact);
+    }
     if (std::isfinite(exact)) q.value = exact;
   }
-  Quantity quantity(size_t i) const {
+  Quantity quantity(size_t i) {
     Quantity q;
     fill(i, q);
     return q;
@@ -360,7 +368,9 @@ class Run {
   // Per figure: the degree of its formula, 0 when none, kConstantFit when it is a constant.
   static constexpr uint8_t kConstantFit = 0xff;
   std::vector<uint8_t> fit_degree_;
-  const Interpolation* interpolations_[kMaxDegree + 1] = {};  // by degree, once used
+  std::vector<uint32_t> fitted_index_;  // per figure fitted with a degree: its entry in fitted_
+  std::vector<Polynomial> fitted_;      // the fits that are not constants
+
   bool any_not_polynomial_ = false;
 };
 

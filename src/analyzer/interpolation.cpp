@@ -230,11 +230,13 @@ Interpolation::Kind Interpolation::classify(std::span<const double> values, doub
   return integers ? Kind::kExact : Kind::kApproximate;
 }
 
-std::optional<Polynomial> Interpolation::fit(std::span<const double> values,
-                                             double check_value) const {
+std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
+                                             bool* constant) const {
   int64_t exact[kLatticeCapacity];
   int64_t exact_check = 0;
-  switch (classify(values, check_value, exact, &exact_check)) {
+  const Kind kind = classify(values, check_value, exact, &exact_check);
+  if (constant) *constant = kind == Kind::kConstant;
+  switch (kind) {
     case Kind::kUnknown: return std::nullopt;
     case Kind::kConstant: return Polynomial::constant(check_value);
     case Kind::kExact: {
