@@ -2,7 +2,7 @@
 // (onnx::shape_inference::InferShapes, libonnx) on the same graph with the weights stripped,
 // measured in the same run, alternating, each repeated many times:
 //   build/bench_analyze_speed MODEL.onnx [repetitions] [--dim N=8 ...] [--no-formulas]
-//                             [--strata-only | --onnx-only]
+//                             [--strata-only | --onnx-only] [--no-settle]
 // (--strata-only or --onnx-only time one side alone, for profiling it with perf.)
 // strata: onnx_import::load_model without weights once, then analyzer::analyze (shape and cost
 // rules, liveness, arena, backward estimates, and the formulas in the symbolic dims) per rep.
@@ -74,7 +74,7 @@ int main(int argc, char** argv) try {
   }
   const std::string path = argv[1];
   int reps = 200;
-  bool strata_only = false, onnx_only = false;
+  bool strata_only = false, onnx_only = false, settle = true;
   analyzer::AnalyzeOptions options;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -89,6 +89,8 @@ int main(int argc, char** argv) try {
       strata_only = true;
     } else if (arg == "--onnx-only") {
       onnx_only = true;
+    } else if (arg == "--no-settle") {
+      settle = false;  // the heap as the other side left it (how this was first measured)
     } else {
       reps = std::atoi(arg.c_str());
     }
@@ -101,7 +103,7 @@ int main(int argc, char** argv) try {
   long strata_faults = 0, onnx_faults = 0;
   size_t evaluations = 0;
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up and is dropped
-    settle_heap();
+    if (settle) settle_heap();
     auto t0 = std::chrono::steady_clock::now();
     double c0 = thread_cpu_ms();
     long f0 = minor_faults();
@@ -115,7 +117,7 @@ int main(int argc, char** argv) try {
     if (strata_only) continue;
 
     onnx::ModelProto copy = stripped;
-    settle_heap();
+    if (settle) settle_heap();
     t0 = std::chrono::steady_clock::now();
     c0 = thread_cpu_ms();
     f0 = minor_faults();
