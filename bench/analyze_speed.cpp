@@ -2,14 +2,15 @@
 // (onnx::shape_inference::InferShapes, libonnx) on the same graph with the weights stripped,
 // measured in the same run, alternating, each repeated many times:
 //   build/bench_analyze_speed MODEL.onnx [repetitions] [--dim N=8 ...] [--no-formulas]
-//                             [--strata-only | --onnx-only]
+//                             [--strata-only | --onnx-only] [--no-settle]
 // (--strata-only or --onnx-only time one side alone, for profiling it with perf.)
 // strata: onnx_import::load_model without weights once, then analyzer::analyze (shape and cost
 // rules, liveness, arena, backward estimates, and the formulas in the symbolic dims) per rep.
 // ONNX: the ModelProto with every initializer's data removed (dims and type kept); each rep infers
-// shapes on a fresh copy (the copy is not timed). Both wall time and the thread's CPU time are
-// recorded: on a shared machine the CPU time is the steadier figure (it leaves out the time the
-// thread waited for a core).
+// shapes on a fresh copy (the copy is not timed). Before each timed call the heap is settled (see
+// settle_heap), so that neither side pays for freeing the other's blocks. Both wall time and the
+// thread's CPU time are recorded: on a shared machine the CPU time is the steadier figure (it
+// leaves out the time the thread waited for a core).
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -38,6 +39,16 @@ double thread_cpu_ms() {
   return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
+// Each side frees thousands of small blocks after its timed call (the analysis, the ModelProto
+// copy), which glibc keeps in its fast bins; the next allocation of a large block merges them all
+// (malloc_consolidate), and whichever side runs next would pay for the other's frees. One such
+// allocation before each timed call (not timed) gives both sides the same, settled heap.
+void settle_heap() {
+  constexpr size_t kLargeRequest = 4096;  // beyond the small bins: malloc consolidates first
+  void* volatile block = std::malloc(kLargeRequest);
+  std::free(block);
+}
+
 onnx::ModelProto stripped_model(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -63,7 +74,7 @@ int main(int argc, char** argv) try {
   }
   const std::string path = argv[1];
   int reps = 200;
-  bool strata_only = false, onnx_only = false;
+  bool strata_only = false, onnx_only = false, settle = true;
   analyzer::AnalyzeOptions options;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -78,6 +89,8 @@ int main(int argc, char** argv) try {
       strata_only = true;
     } else if (arg == "--onnx-only") {
       onnx_only = true;
+    } else if (arg == "--no-settle") {
+      settle = false;  // the heap as the other side left it (how this was first measured)
     } else {
       reps = std::atoi(arg.c_str());
     }
@@ -90,6 +103,7 @@ int main(int argc, char** argv) try {
   long strata_faults = 0, onnx_faults = 0;
   size_t evaluations = 0;
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up and is dropped
+    if (settle) settle_heap();
     auto t0 = std::chrono::steady_clock::now();
     double c0 = thread_cpu_ms();
     long f0 = minor_faults();
@@ -103,6 +117,7 @@ int main(int argc, char** argv) try {
     if (strata_only) continue;
 
     onnx::ModelProto copy = stripped;
+    if (settle) settle_heap();
     t0 = std::chrono::steady_clock::now();
     c0 = thread_cpu_ms();
     f0 = minor_faults();

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string_view>
+#include <unordered_map>
 
 #include "analyzer/backward.h"
 #include "analyzer/figures.h"
@@ -65,7 +66,9 @@ class Run {
     if (!sized_ && !fit_)
       fail("every symbolic dim needs a size to analyse without formulas (missing: {})",
            fmt::join(plan_.symbols, ", "));
-    std::map<std::string_view, BackwardRule> by_type;  // a few dozen types, thousands of nodes
+    // A few dozen types, thousands of nodes.
+    std::unordered_map<std::string_view, BackwardRule> by_type;
+    rules_.reserve(graph.nodes.size());
     for (const ir::Node& node : graph.nodes) {
       auto [it, inserted] = by_type.try_emplace(node.op_type);
       if (inserted) it->second = backward_rule(node.op_type);
@@ -122,12 +125,24 @@ class Run {
     size_t evaluated = in->lattice().size();
     for (size_t p = 0; p < evaluated; ++p) evaluate(in->lattice()[p], p, false);
     evaluate(in->check_point(), check_slot_, false);
-    formulas_.resize(layout_.size);
+    // Constants are only marked (node_results makes them); other fits are kept apart, to be
+    // moved into the results.
+    fit_degree_.assign(layout_.size, 0);
+    fitted_index_.resize(layout_.size);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
       const double* v = samples_->figure(i);
-      formulas_[i] = in->fit({v, in->lattice().size()}, v[check_slot_]);
-      if (formulas_[i] || !std::isfinite(v[check_slot_])) return true;
+      bool constant = false;
+      std::optional<Polynomial> p = in->fit({v, in->lattice().size()}, v[check_slot_], &constant);
+      if (p) {
+        fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
+        if (!constant) {
+          fitted_index_[i] = uint32_t(fitted_.size());
+          fitted_.push_back(std::move(*p));
+        }
+        return true;
+      }
+      if (!std::isfinite(v[check_slot_])) return true;
       for (size_t p = 0; p < in->lattice().size(); ++p)
         if (!std::isfinite(v[p])) return true;  // unknown: more sizes will not help
       return false;
@@ -142,15 +157,19 @@ class Run {
         evaluate(in->lattice()[evaluated], evaluated, false);
       // Fits of a lower degree must also go through the new points.
       std::vector<double> point(k_);
-      for (size_t i = 0; i < layout_.size; ++i)
-        for (size_t p = before; p < evaluated && layout_.recorded[i] && formulas_[i]; ++p) {
+      for (size_t i = 0; i < layout_.size; ++i) {
+        if (!layout_.recorded[i] || fit_degree_[i] == 0) continue;
+        const std::optional<Polynomial> f = formula(i);
+        for (size_t p = before; p < evaluated; ++p) {
           for (size_t s = 0; s < k_; ++s) point[s] = double(in->lattice()[p][s]);
-          const double want = samples_->figure(i)[p], got = formulas_[i]->evaluate(point);
+          const double want = samples_->figure(i)[p], got = f->evaluate(point);
           if (!(std::fabs(got - want) <= 1e-9 * std::max(1.0, std::fabs(want)))) {
-            formulas_[i].reset();
+            fit_degree_[i] = 0;
             pending.push_back(i);
+            break;
           }
         }
+      }
       std::vector<size_t> still;
       for (size_t i : pending)
         if (!try_fit(i)) still.push_back(i);
@@ -158,16 +177,34 @@ class Run {
     }
   }
 
-  // Figure i: its formula (a constant without symbols) and its value at the sizes given.
+  // Figure i's polynomial (a copy), or none.
+  std::optional<Polynomial> formula(size_t i) const {
+    if (fit_degree_[i] == 0) return std::nullopt;
+    // The same value everywhere: what Interpolation::fit gives then.
+    if (fit_degree_[i] == kConstantFit)
+      return Polynomial::constant(samples_->figure(i)[check_slot_]);
+    return fitted_[fitted_index_[i]];
+  }
+
+  // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
+  // quantity that has neither yet (filled in place: an analysis holds tens of thousands). Each
+  // figure is filled once: its fitted polynomial is moved into the quantity.
+  void fill(size_t i, Quantity& q) {
+    if (!layout_.recorded[i]) return;
+    const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
+    if (fit_) {
+      if (fit_degree_[i] == kConstantFit)
+        q.formula = Polynomial::constant(samples_->figure(i)[check_slot_]);
+      else if (fit_degree_[i] != 0)
+        q.formula = std::move(fitted_[fitted_index_[i]]);
+    } else if (k_ == 0 && std::isfinite(exact)) {
+      q.formula = Polynomial::constant(exact);
+    }
+    if (std::isfinite(exact)) q.value = exact;
+  }
   Quantity quantity(size_t i) {
     Quantity q;
-    if (!layout_.recorded[i]) return q;
-    const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
-    if (fit_)
-      q.formula = std::move(formulas_[i]);
-    else if (k_ == 0 && std::isfinite(exact))
-      q.formula = Polynomial::constant(exact);
-    if (std::isfinite(exact)) q.value = exact;
+    fill(i, q);
     return q;
   }
 
@@ -205,27 +242,26 @@ class Run {
         }
       }
       const size_t base = layout_.node_offset[n];
-      r.macs = quantity(base + kMacs);
-      r.flops = quantity(base + kFlops);
-      r.backward_flops = quantity(base + kBackwardFlops);
-      r.bytes_read = quantity(base + kBytesRead);
-      r.output_bytes = quantity(base + kOutputBytes);
-      r.workspace_bytes = quantity(base + kWorkspaceBytes);
-      r.saved_bytes = quantity(base + kSavedBytes);
-      r.live_after_bytes = quantity(base + kLiveAfterBytes);
-      r.accumulated_saved_bytes = quantity(base + kAccumulatedSavedBytes);
+      fill(base + kMacs, r.macs);
+      fill(base + kFlops, r.flops);
+      fill(base + kBackwardFlops, r.backward_flops);
+      fill(base + kBytesRead, r.bytes_read);
+      fill(base + kOutputBytes, r.output_bytes);
+      fill(base + kWorkspaceBytes, r.workspace_bytes);
+      fill(base + kSavedBytes, r.saved_bytes);
+      fill(base + kLiveAfterBytes, r.live_after_bytes);
+      fill(base + kAccumulatedSavedBytes, r.accumulated_saved_bytes);
       size_t dim = base + kNodeColumns;
       bool polynomial = true;
-      r.outputs.reserve(node.outputs.size());
+      r.outputs.resize(node.outputs.size());
       for (size_t j = 0; j < node.outputs.size(); ++j) {
-        OutputInfo out;
+        OutputInfo& out = r.outputs[j];
         out.dtype = reference.metas[size_t(node.outputs[j])].dtype;
-        out.dims.reserve(size_t(std::max<int64_t>(layout_.rank(n, j), 0)));
-        for (int64_t d = 0; d < layout_.rank(n, j); ++d) {
-          out.dims.push_back(quantity(dim++));
-          polynomial &= out.dims.back().formula.has_value();
+        out.dims.resize(size_t(std::max<int64_t>(layout_.rank(n, j), 0)));
+        for (Quantity& q : out.dims) {
+          fill(dim++, q);
+          polynomial &= q.formula.has_value();
         }
-        r.outputs.push_back(std::move(out));
       }
 
       switch (e.state) {
@@ -329,7 +365,12 @@ class Run {
   std::optional<Samples> samples_;
   std::optional<Liveness> liveness_;
   MemoryFigures memory_;
-  std::vector<std::optional<Polynomial>> formulas_;  // per figure
+  // Per figure: the degree of its formula, 0 when none, kConstantFit when it is a constant.
+  static constexpr uint8_t kConstantFit = 0xff;
+  std::vector<uint8_t> fit_degree_;
+  std::vector<uint32_t> fitted_index_;  // per figure fitted with a degree: its entry in fitted_
+  std::vector<Polynomial> fitted_;      // the fits that are not constants
+
   bool any_not_polynomial_ = false;
 };
 

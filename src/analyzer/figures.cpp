@@ -11,6 +11,9 @@ constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 Layout make_layout(const ir::Graph& graph, const EvalResult& eval) {
   Layout layout;
+  layout.node_offset.reserve(graph.nodes.size());
+  layout.first_output.reserve(graph.nodes.size());
+  layout.ranks.reserve(graph.nodes.size() + graph.nodes.size() / 4);
   size_t offset = 0;
   for (const ir::Node& node : graph.nodes) {
     layout.node_offset.push_back(offset);

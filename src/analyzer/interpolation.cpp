@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "core/error.h"
 
@@ -206,28 +207,63 @@ Interpolation::Interpolation(size_t num_symbols, int degree)
   }
 }
 
-std::optional<Polynomial> Interpolation::fit(std::span<const double> values,
-                                             double check_value) const {
+Interpolation::Kind Interpolation::classify(std::span<const double> values, double check_value,
+                                            int64_t* exact, int64_t* exact_check) const {
   if (values.size() != lattice_.size())
     fail_internal("interpolation needs {} values, got {}", lattice_.size(), values.size());
-  // One pass: unknown values, constants, and whether the exact (integer) fit applies.
-  int64_t exact[kLatticeCapacity];
-  int64_t exact_check = 0;
-  bool integers = exact_integer(check_value, &exact_check) && exact_;
-  bool constant = true;
+  // One pass without early exits (branches on the values mispredict): unknown values,
+  // constants, and whether the exact (integer) fit applies.
+  bool integers = exact_integer(check_value, exact_check) && exact_;
+  bool constant = true, finite = std::isfinite(check_value);
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
-    if (!std::isfinite(v)) return std::nullopt;
+    // (A conversion and back rather than std::trunc, a library call on baseline x86-64.)
+    const bool in_range = std::fabs(v) < kMaxExactValue;
+    const int64_t as_integer = in_range ? int64_t(v) : 0;
+    finite &= std::isfinite(v);
     constant &= v == check_value;
-    integers = integers && exact_integer(v, &exact[i]);
+    integers &= in_range && double(as_integer) == v;
+    exact[i] = as_integer;
   }
-  if (!std::isfinite(check_value)) return std::nullopt;
-  if (constant) return Polynomial::constant(check_value);
-  if (integers) {
-    std::optional<Polynomial> p = fit_exact({exact, values.size()}, exact_check);
-    if (p) return p;
+  if (!finite) return Kind::kUnknown;
+  if (constant) return Kind::kConstant;
+  return integers ? Kind::kExact : Kind::kApproximate;
+}
+
+std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
+                                             bool* constant) const {
+  int64_t exact[kLatticeCapacity];
+  int64_t exact_check = 0;
+  const Kind kind = classify(values, check_value, exact, &exact_check);
+  if (constant) *constant = kind == Kind::kConstant;
+  switch (kind) {
+    case Kind::kUnknown: return std::nullopt;
+    case Kind::kConstant: return Polynomial::constant(check_value);
+    case Kind::kExact: {
+      std::optional<Polynomial> p = fit_exact({exact, values.size()}, exact_check);
+      if (p) return p;
+      break;
+    }
+    case Kind::kApproximate: break;
   }
   return fit_approximate(values, check_value);
+}
+
+bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
+  int64_t exact[kLatticeCapacity];
+  int64_t exact_check = 0;
+  bool narrow = false;
+  const Kind kind = classify(values, check_value, exact, &exact_check);
+  if (constant) *constant = kind == Kind::kConstant;
+  switch (kind) {
+    case Kind::kUnknown: return false;
+    case Kind::kConstant: return true;
+    case Kind::kExact:
+      if (exact_check_passes({exact, values.size()}, exact_check, &narrow)) return true;
+      break;
+    case Kind::kApproximate: break;
+  }
+  return approximate_check_passes(values, check_value);
 }
 
 namespace {
@@ -258,25 +294,45 @@ double ratio(__int128 num, __int128 den) {
 }
 }  // namespace
 
-std::optional<Polynomial> Interpolation::fit_exact(std::span<const int64_t> values,
-                                                   int64_t check) const {
+bool Interpolation::exact_check_passes(std::span<const int64_t> values, int64_t check,
+                                       bool* narrow) const {
   uint64_t largest = uint64_t(check < 0 ? -check : check);
   for (int64_t v : values) largest = std::max(largest, uint64_t(v < 0 ? -v : v));
   // Every product and sum in 64 bits: |numerator| · |value| · (terms + 1) < 2^62.
-  const bool narrow =
+  *narrow =
       largest < (uint64_t(1) << 62) / (uint64_t(largest_numerator_) * uint64_t(values.size() + 1));
-  const bool fits = narrow ? dot64(check_.narrow, values) == check_.narrow_denominator * check
-                           : dot(check_.numerators, values) == check_.denominator * __int128(check);
-  if (!fits) return std::nullopt;  // not a polynomial of this degree
-  // Highest degree first, as Polynomial keeps its terms.
-  Polynomial::Term terms[kLatticeCapacity];
+  return *narrow ? dot64(check_.narrow, values) == check_.narrow_denominator * check
+                 : dot(check_.numerators, values) == check_.denominator * __int128(check);
+}
+
+std::optional<Polynomial> Interpolation::fit_exact(std::span<const int64_t> values,
+                                                   int64_t check) const {
+  bool narrow = false;
+  if (!exact_check_passes(values, check, &narrow))
+    return std::nullopt;  // not a polynomial of this degree
+  // Highest degree first, as Polynomial keeps its terms. The storage is left uninitialised:
+  // zeroing room for 35 terms on every fit would cost more than the fit itself.
+  union Slots {
+    Slots() {}
+    Polynomial::Term terms[kLatticeCapacity];
+  } slots;
   size_t count = 0;
   for (size_t g = basis_.size(); g-- > 0;) {
     const Row& row = coefficients_[g];
     const __int128 num = narrow ? __int128(dot64(row.narrow, values)) : dot(row.numerators, values);
-    if (num != 0) terms[count++] = {ratio(num, row.denominator), basis_[g]};
+    if (num != 0)
+      new (&slots.terms[count++]) Polynomial::Term{ratio(num, row.denominator), basis_[g]};
   }
-  return Polynomial(std::span<const Polynomial::Term>(terms, count));
+  return Polynomial(std::span<const Polynomial::Term>(slots.terms, count));
+}
+
+bool Interpolation::approximate_check_passes(std::span<const double> values, double check) const {
+  long double scale = std::fabs(check);
+  for (double v : values) scale = std::max(scale, (long double)std::fabs(v));
+  long double at_check = 0;
+  for (size_t b = 0; b < values.size(); ++b)
+    at_check += (long double)check_.numerators[b] / (long double)check_.denominator * values[b];
+  return !(std::fabs(at_check - check) > 1e-9L * scale);
 }
 
 std::optional<Polynomial> Interpolation::fit_approximate(std::span<const double> values,
@@ -284,10 +340,7 @@ std::optional<Polynomial> Interpolation::fit_approximate(std::span<const double>
   const size_t n = values.size();
   long double scale = std::fabs(check);
   for (double v : values) scale = std::max(scale, (long double)std::fabs(v));
-  long double at_check = 0;
-  for (size_t b = 0; b < n; ++b)
-    at_check += (long double)check_.numerators[b] / (long double)check_.denominator * values[b];
-  if (std::fabs(at_check - check) > 1e-9L * scale) return std::nullopt;
+  if (!approximate_check_passes(values, check)) return std::nullopt;
   std::vector<Polynomial::Term> terms;
   for (size_t g = 0; g < basis_.size(); ++g) {
     long double c = 0;

@@ -34,7 +34,12 @@ class Interpolation {
   // The polynomial through lattice_values[i] at lattice()[i], if it also gives check_value at the
   // check point; nullopt otherwise (or when a value is not finite). Integer values (all figures
   // are counts) are fitted and checked exactly.
-  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value) const;
+  // *constant (when given) tells whether every value is the same, the fit then being that constant.
+  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value,
+                                bool* constant = nullptr) const;
+  // fit(lattice_values, check_value).has_value(), without building the polynomial.
+  bool fits(std::span<const double> lattice_values, double check_value,
+            bool* constant = nullptr) const;
 
  private:
   struct Row {  // one linear form over the lattice values, over a common denominator
@@ -43,6 +48,12 @@ class Interpolation {
     std::vector<int64_t> narrow;  // the same in 64 bits (when exact_)
     int64_t narrow_denominator = 1;
   };
+  // How fit() goes about it: unknown values, a constant, exact integers, or approximately.
+  enum class Kind { kUnknown, kConstant, kExact, kApproximate };
+  Kind classify(std::span<const double> values, double check, int64_t* exact,
+                int64_t* exact_check) const;
+  bool exact_check_passes(std::span<const int64_t> values, int64_t check, bool* narrow) const;
+  bool approximate_check_passes(std::span<const double> values, double check) const;
   std::optional<Polynomial> fit_exact(std::span<const int64_t> values, int64_t check) const;
   std::optional<Polynomial> fit_approximate(std::span<const double> values, double check) const;
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "ops/internal_ops.h"
@@ -12,13 +13,32 @@ namespace strata::analyzer {
 
 MetaEvaluator::MetaEvaluator(const ir::Graph& graph) : graph_(graph) {
   ops_.resize(graph.nodes.size());
-  // Models repeat a few dozen op types over thousands of nodes: look each type up once.
-  std::map<std::pair<std::string_view, std::string_view>, ops::OpFactory> factories;
+  input_begin_.reserve(graph.nodes.size() + 1);
+  output_begin_.reserve(graph.nodes.size());
+  for (const ir::Node& node : graph.nodes) {
+    input_begin_.push_back(values_.size());
+    values_.insert(values_.end(), node.inputs.begin(), node.inputs.end());
+    output_begin_.push_back(values_.size());
+    values_.insert(values_.end(), node.outputs.begin(), node.outputs.end());
+  }
+  input_begin_.push_back(values_.size());
+  // Models repeat a few dozen op types over thousands of nodes: look each type up once (ai.onnx
+  // types by name; other domains are rare).
+  std::unordered_map<std::string_view, ops::OpFactory> onnx_factories;
+  std::map<std::pair<std::string_view, std::string_view>, ops::OpFactory> other_factories;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ir::Node& node = graph.nodes[n];
-    auto [it, inserted] = factories.try_emplace({node.domain, node.op_type}, nullptr);
-    if (inserted) it->second = ops::find_op_in_domain(node.domain, node.op_type);
-    if (it->second) ops_[n] = passes::make_op(graph, node, it->second);  // else unsupported
+    ops::OpFactory* factory = nullptr;
+    bool inserted = false;
+    if (node.domain.empty()) {
+      auto [it, added] = onnx_factories.try_emplace(node.op_type, nullptr);
+      factory = &it->second, inserted = added;
+    } else {
+      auto [it, added] = other_factories.try_emplace({node.domain, node.op_type}, nullptr);
+      factory = &it->second, inserted = added;
+    }
+    if (inserted) *factory = ops::find_op_in_domain(node.domain, node.op_type);
+    if (*factory) ops_[n] = passes::make_op(graph, node, *factory);  // else unsupported
   }
 }
 
@@ -53,7 +73,7 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
       out.nodes.size() == g.nodes.size() && out.metas.size() == g.values.size();
   if (!incremental) {
     out.metas.assign(g.values.size(), ops::Meta{});
-    out.constant.assign(g.values.size(), false);
+    out.constant.assign(g.values.size(), 0);
     out.nodes.assign(g.nodes.size(), NodeEval{});
     for (size_t id = 0; id < g.values.size(); ++id) {
       const ir::Value& v = g.values[id];
@@ -61,35 +81,42 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
       // constant value given to a graph built in code.
       if (!is_stored_constant(v)) continue;
       out.metas[id] = {v.dtype, v.shape, v.constant, true};
-      out.constant[id] = true;
+      out.constant[id] = 1;
     }
   }
-  out.changed.assign(g.values.size(), !incremental);
+  out.changed.assign(g.values.size(), incremental ? 0 : 1);
   out.reevaluated = 0;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     ops::Meta& m = out.metas[size_t(g.inputs[i])];
     if (incremental && same_shape(m.shape, input_shapes[i])) continue;
     m = {g.values[size_t(g.inputs[i])].dtype, input_shapes[i], nullptr};
-    out.changed[size_t(g.inputs[i])] = true;
+    out.changed[size_t(g.inputs[i])] = 1;
   }
 
-  std::vector<const ops::Meta*> in;
   try {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
-      const ir::Node& node = g.nodes[n];
       bool inputs_changed = !incremental;
-      for (ir::ValueId id : node.inputs)
-        if (id != ir::kNoValue) inputs_changed |= out.changed[size_t(id)];
+      for (ir::ValueId id : inputs(n))
+        if (id != ir::kNoValue) inputs_changed |= out.changed[size_t(id)] != 0;
       if (!inputs_changed) continue;  // the same inputs give the same results as last time
       ++out.reevaluated;
       NodeEval& result = out.nodes[n];
       result = NodeEval{};
-      std::optional<std::vector<ops::Meta>> metas = evaluate_node(n, out, in, result);
-      for (size_t j = 0; j < node.outputs.size(); ++j) {
-        const size_t id = size_t(node.outputs[j]);
-        ops::Meta fresh = metas ? std::move((*metas)[j]) : ops::Meta{};
-        out.changed[id] = !incremental || !same_meta(out.metas[id], fresh);
-        out.metas[id] = std::move(fresh);
+      const bool known = evaluate_node(n, out, result);
+      const std::span<const ir::ValueId> node_outputs = outputs(n);
+      for (size_t j = 0; j < node_outputs.size(); ++j) {
+        const size_t id = size_t(node_outputs[j]);
+        ops::Meta& old = out.metas[id];
+        if (known) {
+          ops::Meta& fresh = out.scratch_outputs[j];
+          // An unchanged output keeps its meta (and its consumers their results).
+          const bool changed = !incremental || !same_meta(old, fresh);
+          if (changed) std::swap(old, fresh);
+          out.changed[id] = changed;
+        } else {
+          out.changed[id] = !incremental || old.present();
+          if (old.present()) old = ops::Meta{};
+        }
         out.constant[id] = result.folded;
       }
     }
@@ -99,47 +126,68 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
   }
 }
 
-std::optional<std::vector<ops::Meta>> MetaEvaluator::evaluate_node(
-    size_t n, const EvalResult& out, std::vector<const ops::Meta*>& in, NodeEval& result) const {
+bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) const {
   const ir::Graph& g = graph_;
   const ir::Node& node = g.nodes[n];
   const ops::Op* op = ops_[n].get();
+  std::vector<const ops::Meta*>& in = out.scratch_inputs;
   in.clear();
-  bool inputs_known = true, inputs_constant = true;
-  for (ir::ValueId id : node.inputs) {
+  bool inputs_known = true, inputs_constant = true, inputs_valued = true;
+  for (ir::ValueId id : inputs(n)) {
     if (id == ir::kNoValue) {
       in.push_back(nullptr);
       continue;
     }
-    in.push_back(&out.metas[size_t(id)]);
-    inputs_known &= out.metas[size_t(id)].present();
-    inputs_constant &= out.constant[size_t(id)];
+    const ops::Meta& m = out.metas[size_t(id)];
+    in.push_back(&m);
+    inputs_known &= m.present();
+    inputs_constant &= out.constant[size_t(id)] != 0;
+    inputs_valued &= m.value != nullptr;
   }
   if (!op) {
     result.state = NodeState::kUnsupported;
-    return std::nullopt;
+    return false;
   }
-  if (!inputs_known) return std::nullopt;  // kInputUnknown
-  std::optional<std::vector<ops::Meta>> metas = passes::infer_node(g, node, *op, out.metas);
-  if (!metas) {
+  if (!inputs_known) return false;  // kInputUnknown
+  // The shape rule, as passes::infer_node runs it, into metas reused from node to node.
+  std::vector<ops::Meta>& metas = out.scratch_outputs;
+  metas.resize(outputs(n).size());
+  for (ops::Meta& m : metas) {
+    m.dtype = DType::kUndefined;
+    m.value.reset();
+    m.is_initializer = false;
+  }
+  try {
+    ops::InferContext ctx(in, metas);
+    ir::with_node_context(g, node, [&] { op->infer(ctx); });
+  } catch (const NotStatic&) {
     result.state = NodeState::kDataDependent;
-    return std::nullopt;
+    return false;
+  }
+  bool static_shapes = true, outputs_valued = true;
+  for (const ops::Meta& m : metas) {
+    if (!m.present()) {
+      result.state = NodeState::kDataDependent;
+      return false;
+    }
+    static_shapes &= m.shape.is_static();
+    outputs_valued &= m.value != nullptr;
   }
   result.state = NodeState::kKnown;
-  bool static_shapes = true;
-  for (const ops::Meta& m : *metas) static_shapes &= m.shape.is_static();
-  if (!static_shapes) return metas;
+  if (!static_shapes) return true;
   // Values small enough for shape computations; larger constants keep their shapes only.
+  // (passes::fold_node needs every input's value, or the shape rule to have given the outputs'.)
   const bool values_known =
-      passes::fold_node(g, node, *op, out.metas, *metas, passes::kMaxShapeFoldBytes);
+      (inputs_valued || outputs_valued) &&
+      passes::fold_node(g, node, *op, out.metas, metas, passes::kMaxShapeFoldBytes);
   result.folded = op->is_deterministic() && (inputs_constant || values_known);
-  if (result.folded) return metas;  // computed before running: no per-inference cost
-  ops::CostContext ctx(in, *metas);
+  if (result.folded) return true;  // computed before running: no per-inference cost
+  ops::CostContext ctx(in, metas);
   const std::optional<ops::Cost> cost =
       ir::with_node_context(g, node, [&] { return op->cost(ctx); });
   result.has_cost = cost.has_value();
   if (cost) result.cost = *cost;
-  return metas;
+  return true;
 }
 
 }  // namespace strata::analyzer

@@ -3,8 +3,10 @@
 // beyond the small values that shape computations need (Shape, Reshape targets, Constants).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "ir/graph.h"
@@ -29,11 +31,15 @@ struct NodeEval {
 };
 
 struct EvalResult {
-  std::vector<ops::Meta> metas;  // per graph value; absent (dtype undefined) when unknown
-  std::vector<bool> constant;    // per graph value: initializer, Constant or folded output
-  std::vector<NodeEval> nodes;   // per graph node
-  std::vector<bool> changed;     // per graph value: differs from the previous evaluation
-  size_t reevaluated = 0;        // nodes whose rules ran in the last evaluation
+  std::vector<ops::Meta> metas;   // per graph value; absent (dtype undefined) when unknown
+  std::vector<uint8_t> constant;  // per graph value: initializer, Constant or folded output
+  std::vector<NodeEval> nodes;    // per graph node
+  std::vector<uint8_t> changed;   // per graph value: differs from the previous evaluation
+  size_t reevaluated = 0;         // nodes whose rules ran in the last evaluation
+  // Scratch reused from node to node (no allocation per node): a node's input metas and the
+  // output metas its rules compute.
+  std::vector<const ops::Meta*> scratch_inputs;
+  std::vector<ops::Meta> scratch_outputs;
 };
 
 // A constant of the graph that no node produces: an initializer, read or not.
@@ -58,12 +64,22 @@ class MetaEvaluator {
   void evaluate(const std::vector<Shape>& input_shapes, EvalResult& out) const;
 
  private:
-  // One node's rules; its output metas, or nullopt when unknown (result.state says why).
-  std::optional<std::vector<ops::Meta>> evaluate_node(size_t n, const EvalResult& out,
-                                                      std::vector<const ops::Meta*>& in,
-                                                      NodeEval& result) const;
+  // One node's rules into out.scratch_outputs; false when its outputs are unknown (result.state
+  // says why).
+  bool evaluate_node(size_t n, EvalResult& out, NodeEval& result) const;
+  // Node n's inputs and outputs, packed (CSR): the evaluation loops read them for every node, and
+  // the nodes' own vectors are scattered over the heap.
+  std::span<const ir::ValueId> inputs(size_t n) const {
+    return {values_.data() + input_begin_[n], output_begin_[n] - input_begin_[n]};
+  }
+  std::span<const ir::ValueId> outputs(size_t n) const {
+    return {values_.data() + output_begin_[n], input_begin_[n + 1] - output_begin_[n]};
+  }
+
   const ir::Graph& graph_;
   std::vector<std::unique_ptr<ops::Op>> ops_;
+  std::vector<ir::ValueId> values_;                 // per node: its inputs, then its outputs
+  std::vector<size_t> input_begin_, output_begin_;  // per node (input_begin_ has one more)
 };
 
 }  // namespace strata::analyzer

@@ -74,6 +74,11 @@ void Polynomial::assign(std::span<const Term> terms) {
 
 void Polynomial::normalize() {
   Term* t = data();
+  // Fitted polynomials arrive in order, without like or zero terms: nothing to do then.
+  bool normal = true;
+  for (uint32_t i = 0; i < size_ && normal; ++i)
+    normal = t[i].coefficient != 0 && (i == 0 || term_before(t[i - 1], t[i]));
+  if (normal) return;
   std::sort(t, t + size_, term_before);
   uint32_t out = 0;
   for (uint32_t i = 0; i < size_; ++i) {

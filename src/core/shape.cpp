@@ -125,6 +125,7 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   const int64_t rank = std::max(a.rank(), b.rank());
   Shape out;
+  out.dims().reserve(size_t(rank));
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t ia = i - (rank - a.rank());
     const int64_t ib = i - (rank - b.rank());

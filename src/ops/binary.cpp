@@ -216,10 +216,10 @@ class BinaryOp final : public Op {
         fail("does not support exponent dtype {}", dtype_name(b));
       fail("does not support dtype {}", dtype_name(a));
     }
-    const Shape shape = legacy_.enabled() ? legacy_.infer(ctx.shape(0), ctx.shape(1))
-                                          : broadcast_shapes(ctx.shape(0), ctx.shape(1));
+    Shape shape = legacy_.enabled() ? legacy_.infer(ctx.shape(0), ctx.shape(1))
+                                    : broadcast_shapes(ctx.shape(0), ctx.shape(1));
     const bool bool_out = is_logical(kind_) || is_comparison(kind_);
-    ctx.set_output(0, bool_out ? DType::kBool : a, shape);
+    ctx.set_output(0, bool_out ? DType::kBool : a, std::move(shape));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -37,7 +37,7 @@ class ConcatOp final : public Op {
         }
       }
     }
-    ctx.set_output(0, dtype, out);
+    ctx.set_output(0, dtype, std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -130,7 +130,10 @@ class ConvOp final : public Op {
            w[1].value(), group);
     if (w[0].is_static() && w[0].value() % group != 0)
       fail("W has {} output channels, not a multiple of group {}", w[0].value(), group);
-    Shape out{x[0], w[0]};
+    Shape out;
+    out.dims().reserve(2 + window.rank());
+    out.push_back(x[0]);
+    out.push_back(w[0]);
     for (size_t d = 0; d < window.rank(); ++d)
       out.push_back(window_output_dim(window, d, x[int64_t(d) + 2]));
     return out;

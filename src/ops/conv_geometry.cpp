@@ -139,6 +139,7 @@ void require_rank(const Shape& shape, int64_t min_spatial, const char* what) {
 Window resolve_conv_window(const WindowAttrs& attrs, const Shape& x, const Shape& w) {
   const size_t rank = size_t(x.rank() - 2);
   std::vector<int64_t> kernel;
+  kernel.reserve(rank);
   bool kernel_static = true;
   for (int64_t d = 2; d < w.rank(); ++d) {
     kernel_static = kernel_static && w[d].is_static();

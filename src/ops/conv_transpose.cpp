@@ -80,7 +80,7 @@ class ConvTransposeOp final : public Op {
     Shape out{x[0], out_channels};
     for (size_t d = 0; d < window.rank(); ++d)
       out.push_back(output_dim(window, d, x[int64_t(d) + 2]));
-    ctx.set_output(0, ctx.dtype(0), out);
+    ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <span>
 
-#include "ops/layout_util.h"
-
 #include "ops/indexing.h"
+#include "ops/layout_util.h"
 
 namespace strata::ops {
 
@@ -73,7 +72,7 @@ class GatherNdOp final : public Op {
     Shape out;
     for (int64_t d = 0; d + 1 < indices.rank(); ++d) out.push_back(indices[d]);
     for (int64_t d = batch_dims_ + k; d < data.rank(); ++d) out.push_back(data[d]);
-    ctx.set_output(0, ctx.dtype(0), out);
+    ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -23,7 +23,7 @@ class GlobalPoolOp final : public Op {
         fail("cannot pool over the empty spatial axis {} of shape {}", d, x.shape.str());
       out.push_back(1);
     }
-    ctx.set_output(0, x.dtype, out);
+    ctx.set_output(0, x.dtype, std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -1,5 +1,6 @@
 #include "ops/layout_util.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace strata::ops {
@@ -83,11 +84,11 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t ra
                                     const char* what) {
   if (rank == 0 && !axes.empty()) fail("{} {} is out of range for a scalar", what, axes[0]);
   std::vector<int64_t> out;
-  std::vector<bool> seen(size_t(rank), false);
+  out.reserve(axes.size());
   for (int64_t axis : axes) {
     const int64_t a = normalize_axis(axis, rank, what);
-    if (seen[size_t(a)]) fail("{} {} is repeated", what, axis);
-    seen[size_t(a)] = true;
+    // A repeat among the axes already kept (a few at most: no set needed).
+    if (std::find(out.begin(), out.end(), a) != out.end()) fail("{} {} is repeated", what, axis);
     out.push_back(a);
   }
   return out;

@@ -31,7 +31,8 @@ MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
   const Dim& b_k = b.rank() == 1 ? b[0] : b[b.rank() - 2];
   s.n = b.rank() == 1 ? Dim(1) : b[b.rank() - 1];
   require_equal_dims(s.k, b_k, "the inner dimensions of A and B");
-  s.out = s.batch;
+  s.out.dims().reserve(size_t(s.batch.rank()) + 2);
+  s.out.dims().assign(s.batch.dims().begin(), s.batch.dims().end());
   if (a.rank() > 1) s.out.push_back(s.m);
   if (b.rank() > 1) s.out.push_back(s.n);
   return s;

@@ -132,7 +132,7 @@ class PadOp final : public Op {
       if (begin == 0 && end == 0) continue;  // keeps a symbolic dim symbolic
       out[d] = axis_pad(in[d].value(), begin, end, mode_).out_dim();
     }
-    ctx.set_output(0, ctx.dtype(0), out);
+    ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

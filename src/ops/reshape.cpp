@@ -59,6 +59,7 @@ class ReshapeOp final : public Op {
     const std::vector<int64_t> requested = ctx.ints(1);
     if (ctx.shape(1).rank() != 1) fail("input 'shape' must be one-dimensional");
     std::vector<Dim> dims;
+    dims.reserve(requested.size());
     int64_t infer_at = -1;
     for (size_t i = 0; i < requested.size(); ++i) {
       const int64_t r = requested[i];
@@ -78,9 +79,12 @@ class ReshapeOp final : public Op {
     }
     if (infer_at >= 0) {
       dims.insert(dims.begin() + infer_at, inferred_dim(in, dims));
-    } else if (Shape(dims).numel().is_static() && in.numel().is_static() &&
-               Shape(dims).numel().value() != in.numel().value()) {
-      fail("cannot reshape {} into {}", in.str(), Shape(dims).str());
+    } else {
+      Dim numel = 1;  // of the target, without copying it into a Shape
+      for (const Dim& d : dims) numel = numel * d;
+      const Dim in_numel = in.numel();
+      if (numel.is_static() && in_numel.is_static() && numel.value() != in_numel.value())
+        fail("cannot reshape {} into {}", in.str(), Shape(dims).str());
     }
     ctx.set_output(0, ctx.dtype(0), Shape(std::move(dims)));
   }

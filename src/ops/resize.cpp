@@ -121,7 +121,7 @@ class ResizeOp final : public Op {
     const std::vector<AxisResize> plan = resolve(ctx.shape(0), scales, sizes);
     Shape out;
     for (const AxisResize& axis : plan) out.push_back(axis.out);
-    ctx.set_output(0, dtype, out);
+    ctx.set_output(0, dtype, std::move(out));
   }
 
   // FLOPs per output element by mode, d being the number of axes whose length changes:

@@ -25,6 +25,7 @@ class ShapeOp final : public Op {
     const Shape& in = ctx.shape(0);
     const auto [begin, end] = range(in.rank());
     std::vector<int64_t> dims;
+    dims.reserve(size_t(std::max<int64_t>(end - begin, 0)));
     for (int64_t d = begin; d < end; ++d) {
       if (!in[d].is_static()) {
         ctx.set_output(0, DType::kI64, Shape{end - begin});

@@ -68,7 +68,7 @@ class SliceOp final : public Op {
       const int64_t a = p.axes[i];
       out[a] = window(p.starts[i], p.ends[i], p.steps[i], in[a].value()).count;
     }
-    ctx.set_output(0, ctx.dtype(0), out);
+    ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

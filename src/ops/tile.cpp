@@ -19,7 +19,7 @@ class TileOp final : public Op {
         fail("input 'repeats' has a negative entry {}", repeats[size_t(d)]);
       out.push_back(in[d] * repeats[size_t(d)]);
     }
-    ctx.set_output(0, ctx.dtype(0), out);
+    ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

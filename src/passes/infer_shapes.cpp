@@ -1,5 +1,7 @@
 #include "passes/infer_shapes.h"
 
+#include <memory>
+
 #include "core/checked.h"
 #include "ops/internal_ops.h"
 
@@ -53,31 +55,50 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
   if (!op.is_deterministic()) return false;
   for (const ops::Meta& m : out)
     if (!m.shape.is_static()) return false;
-  std::vector<const Tensor*> in;
-  for (ir::ValueId id : node.inputs) {
-    if (id == ir::kNoValue) {
-      in.push_back(nullptr);
-      continue;
-    }
-    if (!metas[size_t(id)].value) return false;
-    in.push_back(metas[size_t(id)].value.get());
+  // Pointers on the stack for the usual few inputs and outputs: the analyzer folds thousands of
+  // shape-computation nodes per analysis, so this path avoids needless allocations.
+  constexpr size_t kFew = 8;
+  const Tensor* in_few[kFew];
+  std::vector<const Tensor*> in_many;
+  const Tensor** in = in_few;
+  if (node.inputs.size() > kFew) {
+    in_many.resize(node.inputs.size());
+    in = in_many.data();
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::ValueId id = node.inputs[i];
+    if (id != ir::kNoValue && !metas[size_t(id)].value) return false;
+    in[i] = id == ir::kNoValue ? nullptr : metas[size_t(id)].value.get();
   }
   int64_t bytes = 0;
-  for (const ops::Meta& m : out)
-    bytes = checked_add(bytes,
-                        checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype))));
-  if (bytes > max_bytes) return false;
-  std::vector<Tensor> values;
-  std::vector<Tensor*> out_ptrs;
-  values.reserve(out.size());
   for (const ops::Meta& m : out) {
-    values.push_back(Tensor::zeros(m.dtype, m.shape.values()));
-    out_ptrs.push_back(&values.back());
+    int64_t numel = 1;
+    for (const Dim& d : m.shape.dims()) {
+      if (d.value() < 0) fail("negative dimension {}", d.value());
+      numel = checked_mul(numel, d.value());
+    }
+    bytes = checked_add(bytes, checked_mul(numel, int64_t(dtype_size(m.dtype))));
   }
-  ops::KernelContext ctx(in.data(), in.size(), out_ptrs.data(), out_ptrs.size());
+  if (bytes > max_bytes) return false;
+  std::shared_ptr<Tensor> values_few[kFew];
+  Tensor* out_few[kFew];
+  std::vector<std::shared_ptr<Tensor>> values_many;
+  std::vector<Tensor*> out_many;
+  std::shared_ptr<Tensor>* values = values_few;
+  Tensor** out_ptrs = out_few;
+  if (out.size() > kFew) {
+    values_many.resize(out.size());
+    out_many.resize(out.size());
+    values = values_many.data();
+    out_ptrs = out_many.data();
+  }
+  for (size_t j = 0; j < out.size(); ++j) {
+    values[j] = std::make_shared<Tensor>(Tensor::zeros(out[j].dtype, out[j].shape.values()));
+    out_ptrs[j] = values[j].get();
+  }
+  ops::KernelContext ctx(in, node.inputs.size(), out_ptrs, out.size());
   with_node_context(graph, node, [&] { op.run(ctx); });
-  for (size_t j = 0; j < out.size(); ++j)
-    out[j].value = std::make_shared<const Tensor>(std::move(values[j]));
+  for (size_t j = 0; j < out.size(); ++j) out[j].value = std::move(values[j]);
   return true;
 }
 
