@@ -48,9 +48,15 @@ class Engine:
     def command(self, model, threads, warmup, iters, out_dir, json_path):
         raise NotImplementedError
 
+    # Whether idle worker threads may spin (--spin): "on", "off", or None to inherit the
+    # environment (OMP_WAIT_POLICY as set, ONNX Runtime's own default, which spins).
+    spin = None
+
     def env(self, threads):
         env = dict(os.environ)
         env["OMP_NUM_THREADS"] = str(threads)
+        if self.spin is not None:  # strata (oneDNN) and PyTorch use OpenMP
+            env["OMP_WAIT_POLICY"] = "ACTIVE" if self.spin == "on" else "PASSIVE"
         return env
 
     def prepare_ms(self, report):
@@ -64,7 +70,8 @@ class OrtEngine(Engine):
         onnx_path, in_dir, _, _ = model.paths
         return ["node", os.path.join(HERE, "ort_runner.js"), "--model", onnx_path, "--inputs",
                 in_dir, "--threads", str(threads), "--warmup", str(warmup), "--iters", str(iters),
-                "--outputs", out_dir, "--json", json_path]
+                "--outputs", out_dir, "--json", json_path,
+                *(["--spinning", "1" if self.spin == "on" else "0"] if self.spin else [])]
 
 
 class TorchEngine(Engine):
@@ -362,7 +369,13 @@ def main():
     p.add_argument("--markdown", help="also write the result section (machine, command, table) "
                                       "to this file")
     p.add_argument("--json", help="write every figure to this file")
+    p.add_argument("--spin", choices=["on", "off"],
+                   help="let idle worker threads spin (on) or sleep (off) in every engine: "
+                        "OMP_WAIT_POLICY=ACTIVE/PASSIVE for strata and PyTorch, ONNX Runtime's "
+                        "session.intra_op.allow_spinning 1/0 (default: each engine's own "
+                        "default, OMP_WAIT_POLICY as the environment has it)")
     a = p.parse_args()
+    Engine.spin = a.spin
     if a.rounds < 1 or a.iters < 1 or a.warmup < 0:
         p.error("--rounds and --iters must be at least 1, --warmup at least 0")
 
@@ -425,6 +438,11 @@ def main():
         "- versions: " + "; ".join(f"{k} {v}" for k, v in ver.items()),
         f"- command: `{command}` (took {(datetime.datetime.now() - started).seconds / 60:.0f} min; "
         f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)",
+        "- idle worker threads: " + (
+            {"on": "spin (OMP_WAIT_POLICY=ACTIVE; ONNX Runtime allow_spinning 1)",
+             "off": "sleep (OMP_WAIT_POLICY=PASSIVE; ONNX Runtime allow_spinning 0)"}[a.spin]
+            if a.spin else "each engine's default (OMP_WAIT_POLICY="
+            f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}; ONNX Runtime spins)"),
         f"- each cell: {a.rounds} rounds per model and thread count, engine order rotated each "
         f"round; {a.warmup} warm-up + {a.iters} timed iterations per round unless the engine "
         "name says otherwise (warm-up + iterations)",

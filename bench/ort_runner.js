@@ -4,7 +4,7 @@
 // figures as JSON. One process per round, like the other engines' runners.
 //
 //   node bench/ort_runner.js --model M.onnx --inputs DIR --threads N --warmup W --iters I \
-//                            --outputs DIR --json FILE
+//                            --outputs DIR --json FILE [--spinning 0|1]
 // DIR holds one NAME.npy per model input (fed as NAME). Install the engine next to this file:
 //   npm install --ignore-scripts --no-save --prefix bench onnxruntime-node@1.30.0
 'use strict';
@@ -94,6 +94,8 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    // --spinning 0|1: whether idle intra-op threads spin (ONNX Runtime's default is 1).
+    ...('spinning' in args ? { extra: { session: { intra_op: { allow_spinning: args.spinning } } } } : {}),
   });
   const prepareMs = performance.now() - t0;
 

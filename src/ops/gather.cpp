@@ -1,5 +1,7 @@
 // Gather: picks slices of `data` along `axis` by index. Also home of the helpers the indexing ops
 // share (gather_elements.cpp, gather_nd.cpp, scatter_elements.cpp, scatter_nd.cpp declare them).
+#include "ops/gather.h"
+
 #include <cstring>
 #include <span>
 
@@ -83,11 +85,19 @@ class GatherOp final : public Op {
     copy_from_offsets(data, offsets, ctx.output(0));
   }
 
+  int64_t axis() const { return axis_; }
+
  private:
   int64_t axis_;
 };
 
 }  // namespace
+
+std::optional<int64_t> gather_axis(const Op& op) {
+  const auto* gather = dynamic_cast<const GatherOp*>(&op);
+  if (!gather) return std::nullopt;
+  return gather->axis();
+}
 
 std::unique_ptr<Op> make_gather(const NodeInfo& node) {
   return std::make_unique<GatherOp>(node);

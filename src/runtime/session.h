@@ -23,6 +23,12 @@ struct SessionOptions {
   bool fast_kernels = true;
   // Activation layout for the fast kernels that have a choice (--layout).
   kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto;
+  // With more than one thread, steps whose static cost is below both bounds run on one thread:
+  // waking the pool (and, on a shared machine, waiting for a descheduled worker at the barrier)
+  // costs more than splitting a few microseconds of work gains. 0 and 0 keep every step on
+  // `threads`.
+  double single_thread_flops = 1e6;
+  double single_thread_bytes = 512 * 1024;
 };
 
 // What the caller binds to one graph input: its dtype and concrete shape.
@@ -49,6 +55,7 @@ struct StepInfo {
   // Layout conversions this step makes before its kernel reads ("input 0 'x': nchw → nhwc").
   std::vector<std::string> conversions;
   bool in_place = false;  // its output shares the buffer of an input it was the last to read
+  int threads = 1;        // OpenMP threads its kernel was built for and runs on
 };
 
 struct PrepareStats {
@@ -79,6 +86,7 @@ class Session {
   const std::vector<StepInfo>& steps() const { return steps_; }
   const PrepareStats& stats() const { return stats_; }
   const ir::Graph& graph() const { return graph_; }
+  const SessionOptions& options() const { return options_; }
   // Metas after shape inference, per value (dtype undefined for values resolved at run time).
   const std::vector<ops::Meta>& metas() const { return metas_; }
   // The op of node n (graph.nodes order), for its cost rule.
@@ -112,6 +120,7 @@ class Session {
     std::vector<Conversion> conversions;
     std::vector<Conversion> after;  // graph outputs the kernel wrote in a non-plain layout
     void* scratch = nullptr;
+    int threads = 1, pool_threads = 1;  // the kernel's threads; the session's, restored after
   };
   static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.

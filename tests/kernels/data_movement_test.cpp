@@ -95,5 +95,72 @@ TEST(SliceKernel, RandomWindowsMatchTheReference) {
   }
 }
 
+TEST(GatherKernel, RandomShapesAxesAndIndicesMatchTheReference) {
+  std::mt19937 rng(54);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int i = 0; i < 16; ++i) {
+    const int64_t rank = pick(1, 4);
+    std::vector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d) shape.push_back(pick(1, 7));
+    const int64_t axis = pick(-rank, rank - 1);
+    const int64_t axis_dim = shape[size_t(axis < 0 ? axis + rank : axis)];
+    std::vector<int64_t> index_shape;
+    for (int64_t d = pick(0, 2); d > 0; --d) index_shape.push_back(pick(1, 5));
+    int64_t count = 1;
+    for (int64_t d : index_shape) count *= d;
+    std::vector<int64_t> indices;  // negative ones count from the end
+    for (int64_t k = 0; k < count; ++k) indices.push_back(pick(-axis_dim, axis_dim - 1));
+    const bool wide = i % 2 == 0;
+    const bool constant_data = i % 3 == 0;  // an embedding table
+    Tensor index_tensor = Tensor::zeros(wide ? DType::kI64 : DType::kI32, index_shape);
+    for (int64_t k = 0; k < count; ++k) {
+      if (wide)
+        index_tensor.data<int64_t>()[k] = indices[size_t(k)];
+      else
+        index_tensor.data<int32_t>()[k] = int32_t(indices[size_t(k)]);
+    }
+    SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " axis " << axis << " indices "
+                                    << Shape::of(index_shape).str() << (wide ? " int64" : " int32")
+                                    << (constant_data ? " constant data" : ""));
+    GraphBuilder g;
+    if (constant_data)
+      g.constant("data", random_tensor(rng, shape));
+    else
+      g.input("data", shape);
+    g.input("indices", index_shape, index_tensor.dtype());
+    g.node("Gather", {"data", "indices"}, {"g"}).attributes["axis"] = attr_int(axis);
+    g.node("Neg", {"g"}, {"y"});
+    g.output("y");
+    std::vector<Tensor> inputs;
+    if (!constant_data) inputs.push_back(random_tensor(rng, shape));
+    inputs.push_back(index_tensor);
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), inputs);
+    EXPECT_EQ(steps[0].kernel, "strata:gather") << steps[0].reason;
+  }
+}
+
+TEST(GatherKernel, OutOfRangeIndexFailsLikeTheReference) {
+  GraphBuilder g;
+  g.input("data", {4, 3});
+  g.input("indices", {2}, DType::kI64);
+  g.node("Gather", {"data", "indices"}, {"y"});
+  g.output("y");
+  const ir::Graph graph = g.build();
+  const Tensor data = Tensor::zeros(DType::kF32, {4, 3});
+  const Tensor indices = Tensor::from<int64_t>({2}, {1, 4});
+  for (bool fast : {true, false}) {
+    runtime::SessionOptions options;
+    options.fast_kernels = fast;
+    try {
+      run_session(graph, {data, indices}, options);
+      ADD_FAILURE() << "index 4 of a dimension of 4 was accepted";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

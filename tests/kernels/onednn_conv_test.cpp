@@ -148,6 +148,34 @@ TEST(OnednnConv, DeclinesWithAReason) {
       << r.steps[0].reason;
 }
 
+TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesReadConvolutionOutputs) {
+  std::mt19937 rng(12);
+  for (bool transpose : {false, true}) {
+    SCOPED_TRACE(transpose ? "Conv -> Transpose (ConvNeXt)" : "Conv -> Conv");
+    GraphBuilder b;
+    b.input("x", {1, 5, 9, 7});
+    b.constant("w1", random_tensor(rng, {20, 5, 3, 3}));
+    b.constant("w2", random_tensor(rng, {20, 20, 1, 1}));
+    b.node("Conv", {"x", "w1"}, {"h"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
+    if (transpose) {
+      b.node("Transpose", {"h"}, {"t"}).attributes["perm"] = attr_ints({0, 2, 3, 1});
+      b.node("Relu", {"t"}, {"r"});
+      b.node("Transpose", {"r"}, {"u"}).attributes["perm"] = attr_ints({0, 3, 1, 2});
+      b.node("Conv", {"u", "w2"}, {"y"});
+    } else {
+      b.node("Conv", {"h", "w2"}, {"y"});
+    }
+    b.node("Relu", {"y"}, {"z"});
+    b.output("z");
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        b.build(), {random_tensor(rng, {1, 5, 9, 7})}, kernels::LayoutPolicy::kAuto);
+    EXPECT_EQ(steps[0].layout, transpose ? "nhwc" : "nChw16c");
+    if (transpose) {
+      EXPECT_EQ(steps[1].kernel, "strata:view");
+    }
+  }
+}
+
 TEST(OnednnConv, ConvolutionChainsKeepTheirLayoutBetweenConvolutions) {
   std::mt19937 rng(11);
   GraphBuilder b;

@@ -135,6 +135,42 @@ TEST(OnednnBinary, KeepsTheLayoutOfConvolutionOutputs) {
   }
 }
 
+TEST(OnednnBinary, LowerRankPerChannelOperandKeepsChannelsLast) {
+  // ConvNeXt's layer scale: Mul(gamma[C,1,1], x[1,C,H,W]) with x channels-last. Odd channel
+  // counts, both operand orders, every layout policy.
+  std::mt19937 rng(35);
+  for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
+                      kernels::LayoutPolicy::kBlocked}) {
+    for (int64_t channels : {int64_t(7), int64_t(20)}) {
+      for (bool gamma_first : {true, false}) {
+        SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " C=" << channels
+                                        << (gamma_first ? " gamma first" : ""));
+        GraphBuilder g;
+        g.input("x", {1, 3, 5, 7});
+        g.constant("w", random_tensor(rng, {channels, 3, 3, 3}));
+        g.constant("gamma", random_tensor(rng, {channels, 1, 1}));
+        g.node("Conv", {"x", "w"}, {"c"});
+        g.node("Mul",
+               gamma_first ? std::vector<std::string>{"gamma", "c"}
+                           : std::vector<std::string>{"c", "gamma"},
+               {"m"});
+        g.node("Add", {"m", "c"}, {"s"});
+        g.node("Relu", {"s"}, {"y"});
+        g.output("y");
+        const std::vector<runtime::StepInfo> steps =
+            expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 3, 5, 7})}, layout);
+        ASSERT_EQ(steps.size(), 4u);
+        expect_kernel(steps[1], "onednn:");
+        if (steps[0].layout == "nhwc") {
+          EXPECT_EQ(steps[1].layout, "nhwc");
+          EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
+          EXPECT_TRUE(steps[2].conversions.empty()) << steps[2].conversions[0];
+        }
+      }
+    }
+  }
+}
+
 TEST(OnednnBinary, BroadcastFirstOperandOfSubStaysWithTheReference) {
   GraphBuilder g;
   g.input("a", {1, 3});

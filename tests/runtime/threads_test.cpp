@@ -4,6 +4,8 @@
 #include <omp.h>
 #include <strata/strata.h>
 
+#include "kernels/kernel_test_util.h"
+
 namespace strata {
 namespace {
 
@@ -31,6 +33,65 @@ TEST(Threads, OutputsAgreeAcrossThreadCounts) {
       EXPECT_TRUE(c.ok) << c.problem << " (max abs " << c.max_abs_error << ")";
     }
   }
+}
+
+// A tiny step (a Relu of 8 values) and a large one (a 96x96x96 MatMul, 1.8 MFLOP) in one graph.
+ir::Graph small_and_large() {
+  std::mt19937 rng(61);
+  test::GraphBuilder g;
+  g.input("x", {96, 96});
+  g.input("t", {1, 8});
+  g.constant("w", test::random_tensor(rng, {96, 96}));
+  g.node("MatMul", {"x", "w"}, {"big"});
+  g.node("Relu", {"t"}, {"small"});
+  g.output("big");
+  g.output("small");
+  return g.build();
+}
+
+TEST(Threads, TinyStepsRunOnOneThreadAndTheRestOnThePool) {
+  std::mt19937 rng(62);
+  const ir::Graph graph = small_and_large();
+  const std::vector<Tensor> inputs = {test::random_tensor(rng, {96, 96}),
+                                      test::random_tensor(rng, {1, 8})};
+  runtime::SessionOptions options;
+  options.threads = 2;
+  const test::SessionResult two = test::run_session(graph, inputs, options);
+  EXPECT_EQ(omp_get_max_threads(), 2);  // the pool's count is back after the one-thread step
+  ASSERT_EQ(two.steps.size(), 2u);
+  EXPECT_EQ(two.steps[0].threads, 2) << two.steps[0].kernel;
+  EXPECT_EQ(two.steps[1].threads, 1) << two.steps[1].kernel;
+  options.single_thread_flops = options.single_thread_bytes = 0;  // off: every step on the pool
+  const test::SessionResult pooled = test::run_session(graph, inputs, options);
+  EXPECT_EQ(pooled.steps[1].threads, 2);
+  options.threads = 1;
+  const test::SessionResult one = test::run_session(graph, inputs, options);
+  for (size_t i = 0; i < 2; ++i) {
+    for (const test::SessionResult* r : {&two, &pooled}) {
+      const runtime::Comparison c = runtime::compare(r->outputs[i], one.outputs[i], {1e-5, 1e-5});
+      EXPECT_TRUE(c.ok) << "output " << i << ": " << c.problem;
+    }
+  }
+  omp_set_num_threads(1);
+}
+
+TEST(Threads, AOneThreadStepThatFailsGivesThePoolBack) {
+  test::GraphBuilder g;
+  g.input("data", {4, 3});
+  g.input("indices", {2}, DType::kI64);
+  g.node("Gather", {"data", "indices"}, {"y"});
+  g.output("y");
+  const ir::Graph graph = g.build();
+  runtime::SessionOptions options;
+  options.threads = 2;
+  const Tensor data = Tensor::zeros(DType::kF32, {4, 3});
+  const Tensor indices = Tensor::from<int64_t>({2}, {0, 9});  // out of range
+  std::vector<runtime::InputSpec> specs = {{DType::kF32, {4, 3}}, {DType::kI64, {2}}};
+  runtime::Session session(graph, specs, options);
+  ASSERT_EQ(session.steps()[0].threads, 1) << session.steps()[0].kernel;
+  EXPECT_THROW(session.run({&data, &indices}), std::exception);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  omp_set_num_threads(1);
 }
 
 }  // namespace

@@ -58,9 +58,12 @@ void print_plan(const runtime::Session& session, const std::vector<passes::PassR
     fmt::print("step {:<6}{} '{}'\n", s, node.op_type, node.name);
     if (!node.fused_from.empty())
       fmt::print("{:<11}fused from {}\n", "", fmt::join(node.fused_from, ", "));
-    fmt::print("{:<11}kernel {}{}{}: {}\n", "", step.kernel,
+    const bool alone =
+        step.kernel != "reference" && session.options().threads > 1 && step.threads == 1;
+    fmt::print("{:<11}kernel {}{}{}{}: {}\n", "", step.kernel,
                step.layout.empty() ? "" : ", writes " + step.layout,
-               step.in_place ? " (sharing an input's buffer)" : "", step.reason);
+               step.in_place ? " (sharing an input's buffer)" : "",
+               alone ? ", on 1 thread (too small to share)" : "", step.reason);
     for (const std::string& c : step.conversions) fmt::print("{:<11}converts {}\n", "", c);
   }
 }

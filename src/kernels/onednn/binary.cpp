@@ -63,19 +63,26 @@ class BinaryKernel final : public Kernel {
     const std::vector<int64_t> other = padded(r.input(src1_).shape.values(), out.size());
     // The second operand can follow the first's layout when it has the same shape, or is one
     // value per channel (then every layout orders it the same way).
-    bool per_channel = out.size() >= 3 && r.input(src1_).shape.rank() == int64_t(out.size());
+    bool per_channel = out.size() >= 3;
     for (size_t d = 0; d < other.size(); ++d)
       per_channel = per_channel && (other[d] == 1 || (d == 1 && other[d] == out[1]));
+    // A per-channel operand of lower rank ([C,1,1], as ConvNeXt's layer scale is written) is
+    // converted at its own rank, where axis 1 is not the channel axis: it is read plain instead,
+    // which orders its bytes as channels-last does (every other axis has size 1). Blocked needs
+    // the channels padded: that case runs plain.
+    const bool lower_rank = r.input(src1_).shape.rank() < int64_t(out.size());
     Layout layout = r.input_layouts[src0_];
+    if (per_channel && lower_rank && layout == Layout::kBlocked16) per_channel = false;
     if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
+    const bool follows = other == out || (per_channel && !lower_rank);
     const memory::desc d0 = desc_of(out, layout);
-    const memory::desc d1 = desc_of(other, other == out || per_channel ? layout : Layout::kPlain);
+    const memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
     const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
     const dnnl::binary::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
     name_ = impl_name(pd);
     input_layouts_ = {Layout::kPlain, Layout::kPlain};
     input_layouts_[src0_] = layout;
-    if (other == out || per_channel) input_layouts_[src1_] = layout;
+    if (follows) input_layouts_[src1_] = layout;
     output_layouts_ = {layout};
     primitive_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
     scratch_bytes_ = primitive_.scratch_bytes();
