@@ -49,15 +49,7 @@ size_t fuse_conv(ir::Graph& graph) {
     node.inputs.resize(3, ir::kNoValue);
     if (residual != ir::kNoValue) node.inputs.push_back(residual);
     node.outputs = {out};
-    std::vector<const ir::Node*> replaced;
-    for (size_t c : chain) replaced.push_back(&graph.nodes[c]);
-    append_origins(node.fused_from, replaced);
-    // The last replaced node's place: every input of the chain is computed before it.
-    size_t last = n;
-    for (size_t c : chain) last = std::max(last, c);
-    for (size_t c : chain) dead[c] = true;
-    graph.nodes[last] = std::move(node);
-    dead[last] = false;
+    replace_chain(graph, chain, std::move(node), dead);
     ++fused;
   }
   erase_nodes(graph, dead);

@@ -113,14 +113,7 @@ size_t fuse_layer_norm(ir::Graph& graph) {
     node.attributes["epsilon"] = epsilon;
     node.inputs = {x, *gamma, *beta};
     node.outputs = {graph.nodes[*shift].outputs[0]};
-    std::vector<const ir::Node*> replaced;
-    for (size_t c : chain) replaced.push_back(&graph.nodes[c]);
-    append_origins(node.fused_from, replaced);
-    size_t last = 0;
-    for (size_t c : chain) last = std::max(last, c);
-    for (size_t c : chain) dead[c] = true;
-    graph.nodes[last] = std::move(node);
-    dead[last] = false;
+    replace_chain(graph, chain, std::move(node), dead);
     ++fused;
   }
   erase_nodes(graph, dead);

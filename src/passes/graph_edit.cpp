@@ -71,6 +71,17 @@ void append_origins(std::vector<std::string>& into, const std::vector<const ir::
     for (std::string& name : origins(*n)) into.push_back(std::move(name));
 }
 
+void replace_chain(ir::Graph& graph, const std::vector<size_t>& chain, ir::Node fused,
+                   std::vector<bool>& dead) {
+  std::vector<const ir::Node*> replaced;
+  for (size_t c : chain) replaced.push_back(&graph.nodes[c]);
+  append_origins(fused.fused_from, replaced);
+  const size_t last = *std::max_element(chain.begin(), chain.end());
+  for (size_t c : chain) dead[c] = true;
+  graph.nodes[last] = std::move(fused);
+  dead[last] = false;
+}
+
 void erase_nodes(ir::Graph& graph, const std::vector<bool>& dead) {
   std::vector<ir::Node> kept;
   kept.reserve(graph.nodes.size());

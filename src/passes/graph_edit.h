@@ -38,6 +38,12 @@ std::vector<std::string> origins(const ir::Node& node);
 // Appends the origins of `nodes` (in order) to `into`.
 void append_origins(std::vector<std::string>& into, const std::vector<const ir::Node*>& nodes);
 
+// Puts `fused` in place of the nodes `chain` (graph.nodes indices): it records their origins and
+// takes the last one's place (every input of the chain is computed before it); the others are
+// flagged in `dead` for erase_nodes.
+void replace_chain(ir::Graph& graph, const std::vector<size_t>& chain, ir::Node fused,
+                   std::vector<bool>& dead);
+
 // Removes the nodes flagged in `dead` and recomputes every value's producer.
 void erase_nodes(ir::Graph& graph, const std::vector<bool>& dead);
 

@@ -94,7 +94,7 @@ Verdict supports(const NodeRequest& r) {
   return Verdict::yes("f32 element-wise function");
 }
 
-class EltwiseKernel final : public Kernel {
+class EltwiseKernel final : public SrcDstKernel {
  public:
   explicit EltwiseKernel(const NodeRequest& r) {
     std::string why;
@@ -107,25 +107,11 @@ class EltwiseKernel final : public Kernel {
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, f.alg, data, f.alpha,
                                            f.beta);
     const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
-    name_ = impl_name(pd);
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     input_layouts_[0] = layout;
     output_layouts_ = {layout};
-    primitive_ = BoundPrimitive(dnnl::eltwise_forward(pd), pd.scratchpad_desc());
-    scratch_bytes_ = primitive_.scratch_bytes();
-    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, data);
-    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, data);
+    bind_src_dst(pd, dnnl::eltwise_forward(pd), data, data);
   }
-
-  void run(const KernelArgs& args) override {
-    primitive_.set(src_slot_, args.inputs[0]->raw());
-    primitive_.set(dst_slot_, args.outputs[0]->raw());
-    primitive_.run(args.scratch);
-  }
-
- private:
-  BoundPrimitive primitive_;
-  int src_slot_ = -1, dst_slot_ = -1;
 };
 
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {

@@ -42,7 +42,7 @@ Verdict softmax_supports(const NodeRequest& r) {
   return Verdict::yes("f32 softmax");
 }
 
-class SoftmaxKernel final : public Kernel {
+class SoftmaxKernel final : public SrcDstKernel {
  public:
   explicit SoftmaxKernel(const NodeRequest& r) {
     const ops::SoftmaxAttributes a = *ops::softmax_attributes(r.op);
@@ -58,35 +58,18 @@ class SoftmaxKernel final : public Kernel {
       data = desc_of(shape, Layout::kPlain);
       softmax_axis = int(axis);
     }
-    auto bind = [&](const auto& pd, auto primitive) {
-      name_ = impl_name(pd);
-      primitive_ = BoundPrimitive(primitive, pd.scratchpad_desc());
-    };
     if (a.log) {
       const dnnl::logsoftmax_forward::desc desc(dnnl::prop_kind::forward_inference, data,
                                                 softmax_axis);
       const dnnl::logsoftmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
-      bind(pd, dnnl::logsoftmax_forward(pd));
+      bind_src_dst(pd, dnnl::logsoftmax_forward(pd), data, data);
     } else {
       const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, data,
                                              softmax_axis);
       const dnnl::softmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
-      bind(pd, dnnl::softmax_forward(pd));
+      bind_src_dst(pd, dnnl::softmax_forward(pd), data, data);
     }
-    scratch_bytes_ = primitive_.scratch_bytes();
-    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, data);
-    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, data);
   }
-
-  void run(const KernelArgs& args) override {
-    primitive_.set(src_slot_, args.inputs[0]->raw());
-    primitive_.set(dst_slot_, args.outputs[0]->raw());
-    primitive_.run(args.scratch);
-  }
-
- private:
-  BoundPrimitive primitive_;
-  int src_slot_ = -1, dst_slot_ = -1;
 };
 
 std::unique_ptr<Kernel> softmax_prepare(const NodeRequest& r) {

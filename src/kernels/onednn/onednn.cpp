@@ -140,6 +140,12 @@ void BoundPrimitive::run(void* scratch) {
   if (status != dnnl_success) fail_internal("oneDNN primitive failed with status {}", int(status));
 }
 
+void SrcDstKernel::run(const KernelArgs& args) {
+  primitive_.set(src_slot_, args.inputs[0]->raw());
+  primitive_.set(dst_slot_, args.outputs[0]->raw());
+  primitive_.run(args.scratch);
+}
+
 memory reorder_to(const void* src, const memory::desc& plain_desc, const memory::desc& desc) {
   memory from(plain_desc, cpu_engine(), const_cast<void*>(src));
   memory to(desc, cpu_engine());

@@ -10,6 +10,7 @@
 
 #include "core/dtype.h"
 #include "core/layout.h"
+#include "kernels/kernel.h"
 #include "ops/fused_activation.h"
 
 namespace strata::kernels::onednn {
@@ -64,6 +65,29 @@ class BoundPrimitive {
   std::vector<size_t> slot_memory_;  // slot → index into memories_
   dnnl::memory scratch_;
   int64_t scratch_bytes_ = 0;
+};
+
+// A kernel whose primitive reads input 0 and writes output 0 and nothing else (eltwise, pooling,
+// softmax): derived classes build the primitive, this binds the two buffers and runs it.
+class SrcDstKernel : public Kernel {
+ public:
+  void run(const KernelArgs& args) override;
+
+ protected:
+  // Records the implementation's name and scratch size and the two run-time slots.
+  template <class PrimitiveDesc>
+  void bind_src_dst(const PrimitiveDesc& pd, dnnl::primitive primitive,
+                    const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+    name_ = impl_name(pd);
+    primitive_ = BoundPrimitive(std::move(primitive), pd.scratchpad_desc());
+    scratch_bytes_ = primitive_.scratch_bytes();
+    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, src);
+    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
+  }
+
+ private:
+  BoundPrimitive primitive_;
+  int src_slot_ = -1, dst_slot_ = -1;
 };
 
 // Copies `src` (plain, e.g. a constant weight) into a new memory of `desc`, reordering once.

@@ -88,7 +88,7 @@ dnnl::algorithm algorithm_of(const NodeRequest& r) {
                                  : dnnl::algorithm::pooling_avg_exclude_padding;
 }
 
-class PoolKernel final : public Kernel {
+class PoolKernel final : public SrcDstKernel {
  public:
   explicit PoolKernel(const NodeRequest& r) {
     const Layout layout = r.input_layouts[0];
@@ -99,24 +99,10 @@ class PoolKernel final : public Kernel {
                                               src, dst, w.strides, w.kernel, w.dilations,
                                               w.pads_begin, w.pads_end);
     const dnnl::pooling_v2_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
-    name_ = impl_name(pd);
     input_layouts_ = {layout};
     output_layouts_ = {layout};
-    primitive_ = BoundPrimitive(dnnl::pooling_v2_forward(pd), pd.scratchpad_desc());
-    scratch_bytes_ = primitive_.scratch_bytes();
-    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, src);
-    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
+    bind_src_dst(pd, dnnl::pooling_v2_forward(pd), src, dst);
   }
-
-  void run(const KernelArgs& args) override {
-    primitive_.set(src_slot_, args.inputs[0]->raw());
-    primitive_.set(dst_slot_, args.outputs[0]->raw());
-    primitive_.run(args.scratch);
-  }
-
- private:
-  BoundPrimitive primitive_;
-  int src_slot_ = -1, dst_slot_ = -1;
 };
 
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
