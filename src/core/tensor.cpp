@@ -31,6 +31,14 @@ Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
+Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape, Layout layout) {
+  const int64_t bytes = layout_bytes(dtype, shape, layout);
+  Tensor t = view(dtype, std::move(shape), nullptr, aligned_buffer(size_t(bytes)));
+  t.data_ = t.owner_.get();
+  t.layout_ = layout;
+  return t;
+}
+
 Tensor Tensor::view(DType dtype, std::vector<int64_t> shape, void* data,
                     std::shared_ptr<void> owner) {
   Tensor t;

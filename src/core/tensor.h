@@ -18,6 +18,8 @@ class Tensor {
 
   // A new zero-filled tensor that owns its buffer.
   static Tensor zeros(DType dtype, std::vector<int64_t> shape);
+  // The same in `layout` (a blocked buffer holds layout_bytes(), channels padded).
+  static Tensor zeros(DType dtype, std::vector<int64_t> shape, Layout layout);
   // A view of memory owned elsewhere (`owner` may keep it alive).
   static Tensor view(DType dtype, std::vector<int64_t> shape, void* data,
                      std::shared_ptr<void> owner = nullptr);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct NodeRequest {
   std::vector<bool> output_needs_plain;
   LayoutPolicy layout_policy = LayoutPolicy::kAuto;
   int threads = 1;
+  // Which of a family's implementations to build, in its library's order of preference (0: the one
+  // the library prefers). Fast-run builds each in turn; past the last, prepare throws
+  // NoSuchImplementation.
+  int implementation = 0;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i]; }
   const ops::Meta& input(size_t i) const { return *inputs[i]; }
@@ -101,6 +106,11 @@ class Kernel {
   int view_of_input_ = -1;
 };
 
+// Thrown by a family's prepare when NodeRequest::implementation is past the end of its list.
+struct NoSuchImplementation : std::runtime_error {
+  NoSuchImplementation() : std::runtime_error("no such implementation") {}
+};
+
 // A family of fast kernels for some op types (e.g. oneDNN convolution for Conv and FusedConv).
 struct KernelFamily {
   const char* name;
@@ -114,6 +124,9 @@ struct KernelFamily {
   // Builds the kernel; called only after supports() said yes. Fails (throws) when the library
   // turns the configuration down after all; the session then falls back with that reason.
   std::unique_ptr<Kernel> (*prepare)(const NodeRequest& request);
+  // True when prepare honours NodeRequest::implementation (oneDNN's list of implementations of a
+  // primitive); families with one implementation ignore it.
+  bool lists_implementations;
 };
 
 // Every family, best first (src/kernels/kernel_list.inc).
@@ -124,6 +137,8 @@ const std::vector<KernelFamily>& kernel_families();
 struct Choice {
   std::unique_ptr<Kernel> kernel;
   std::string reason;
+  const KernelFamily* family = nullptr;  // the family that built the kernel
+  int implementation = 0;                // its NodeRequest::implementation
 };
 Choice choose_kernel(const NodeRequest& request);
 

@@ -51,6 +51,7 @@ Choice choose_kernel(const NodeRequest& request) {
     try {
       choice.kernel = family.prepare(request);
       choice.reason = verdict.reason;
+      choice.family = &family;
       return choice;
     } catch (const std::exception& e) {  // the library turned the configuration down
       refusals.push_back(fmt::format("{}: {}", family.name, e.what()));

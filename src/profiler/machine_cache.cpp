@@ -1,15 +1,13 @@
 // The cache of measured machine peaks: a small JSON file keyed by CPU model and thread count.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
+#include "io/json_cache.h"
 #include "profiler/machine.h"
 #include "profiler/profile_stamp.h"
 
@@ -24,8 +22,9 @@ constexpr int kCacheVersion = 1;
 constexpr double kFlopsSeconds = 0.2;  // fastest of about 200 FMA runs of 1 ms
 constexpr int kBandwidthPasses = 8;    // triads over 3 × 128 MiB here: about 0.5 s
 
-void warn_if(const MachineCacheOptions& options, const std::string& message) {
-  if (options.warn) options.warn(message);
+io::JsonCacheKind cache_kind(const MachineCacheOptions& options) {
+  return {kCacheFormat, kCacheVersion, "machine cache", "re-measuring", "the peaks were measured",
+          options.warn};
 }
 
 bool positive_number(const json& entry, const char* key) {
@@ -42,35 +41,10 @@ struct CacheFile {
 
 CacheFile load_cache(const std::string& path, const MachineCacheOptions& options) {
   CacheFile cache;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return cache;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::exception&) {
-    warn_if(options, fmt::format("{}: the machine cache is not valid JSON; ignored (re-measuring "
-                                 "and replacing it)",
-                                 path));
-    return cache;
-  }
-  if (!j.is_object() || j.value("format", json()) != kCacheFormat) {
-    warn_if(options, fmt::format("{}: not a strata machine cache (no \"format\": \"{}\"); ignored "
-                                 "and left unchanged",
-                                 path, kCacheFormat));
-    cache.may_write = false;
-    return cache;
-  }
-  if (j.value("version", json()) != kCacheVersion) {
-    warn_if(options, fmt::format("{}: machine cache version {} is not the version {} this strata "
-                                 "reads; ignored and left unchanged",
-                                 path, j.value("version", json()).dump(), kCacheVersion));
-    cache.may_write = false;
-    return cache;
-  }
-  const json& entries = j.value("machines", json());
+  const io::JsonCacheFile file = io::read_json_cache(path, cache_kind(options));
+  cache.may_write = file.may_write;
+  if (file.body.empty()) return cache;
+  const json& entries = file.body.value("machines", json());
   bool valid = entries.is_array();
   for (size_t i = 0; valid && i < entries.size(); ++i) {
     const json& e = entries[i];
@@ -79,10 +53,12 @@ CacheFile load_cache(const std::string& path, const MachineCacheOptions& options
             positive_number(e, "peak_gbps");
   }
   if (!valid) {
-    warn_if(options, fmt::format("{}: the machine cache is corrupt (entries need cpu, threads, "
-                                 "peak_gflops and peak_gbps); ignored (re-measuring and replacing "
-                                 "it)",
-                                 path));
+    if (options.warn)
+      options.warn(
+          fmt::format("{}: the machine cache is corrupt (entries need cpu, threads, "
+                      "peak_gflops and peak_gbps); ignored (re-measuring and replacing "
+                      "it)",
+                      path));
     return cache;
   }
   cache.entries = entries;
@@ -99,33 +75,6 @@ std::optional<MachineInfo> find_entry(const json& entries, const std::string& cp
     return m;
   }
   return std::nullopt;
-}
-
-// Writes through a temporary file and a rename, so a reader never sees half a cache.
-void save_cache(const std::string& path, const json& entries, const MachineCacheOptions& options) {
-  const json j = {{"format", kCacheFormat}, {"version", kCacheVersion}, {"machines", entries}};
-  const std::filesystem::path target(path);
-  const std::string temp = path + fmt::format(".tmp{}", ::getpid());
-  std::error_code ec;
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      warn_if(options, fmt::format("{}: cannot write the machine cache; the peaks were measured "
-                                   "but not saved",
-                                   path));
-      return;
-    }
-  }
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    warn_if(options, fmt::format("{}: cannot write the machine cache ({}); the peaks were measured "
-                                 "but not saved",
-                                 path, ec.message()));
-  }
 }
 
 }  // namespace
@@ -169,7 +118,7 @@ MachineInfo machine_peaks(int threads, const MachineCacheOptions& options) {
                   {"peak_gbps", m.peak_gbps},
                   {"isa", m.isa},
                   {"measured", utc_now_iso8601()}});
-  save_cache(path, kept, options);
+  io::write_json_cache(path, {{"machines", kept}}, cache_kind(options));
   return m;
 }
 

@@ -17,7 +17,8 @@ namespace {
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -57,8 +58,10 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& wha
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t next = text.find_first_of("x,", pos);
-    const std::string part = text.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
+    const std::string part =
+        text.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos ||
+        part.size() > 12)
       fail("{}: '{}' is not a shape like 1x3x224x224", what, text);
     dims.push_back(std::stoll(part));
     if (next == std::string::npos) break;
@@ -100,7 +103,8 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
         if (graph.values[size_t(graph.inputs[i])].name == arg.name) index = i;
       if (index == n) {
         std::string names;
-        for (size_t i = 0; i < n; ++i) names += (i ? ", " : "") + graph.values[size_t(graph.inputs[i])].name;
+        for (size_t i = 0; i < n; ++i)
+          names += (i ? ", " : "") + graph.values[size_t(graph.inputs[i])].name;
         fail("the model has no input named '{}' (its inputs: {})", arg.name, names);
       }
       if (given[index]) fail("input '{}' is given twice", arg.name);
@@ -147,9 +151,10 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
           }
           auto dim = options.dims.find(d.symbol());
           if (dim == options.dims.end())
-            fail("input '{}' has dynamic dimension '{}' ({}): give its size with --shape {}=... or "
-                 "--dim {}=N",
-                 v.name, d.symbol(), v.shape.str(), v.name, d.symbol());
+            fail(
+                "input '{}' has dynamic dimension '{}' ({}): give its size with --shape {}=... or "
+                "--dim {}=N",
+                v.name, d.symbol(), v.shape.str(), v.name, d.symbol());
           shape.push_back(dim->second);
         }
       }

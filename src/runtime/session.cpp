@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "passes/infer_shapes.h"
+#include "runtime/kernel_choice.h"
 
 namespace strata::runtime {
 
@@ -54,6 +55,7 @@ Session::Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs,
   infer_and_fold();
   plan_steps();
   choose_kernels();
+  if (options_.algo_cache) options_.algo_cache->save();
   plan_memory();
 }
 
@@ -242,7 +244,9 @@ void Session::choose_kernels() {
       if (info.threads != pool_threads) omp_set_num_threads(info.threads);
       kernels::Choice choice;
       try {
-        choice = ir::with_node_context(graph_, node, [&] { return kernels::choose_kernel(r); });
+        choice = ir::with_node_context(graph_, node, [&] {
+          return choose_step_kernel(r, options_.fast_run, options_.algo_cache.get());
+        });
       } catch (...) {
         omp_set_num_threads(pool_threads);
         throw;
@@ -341,11 +345,11 @@ void Session::plan_memory() {
   auto bytes_of = [&](size_t id) {
     return layout_bytes(metas_[id].dtype, metas_[id].shape.values(), slots_[id].layout());
   };
-  // Shared buffers. A view (Reshape, a relabelling Transpose) is its input's bytes: the two values
-  // share one buffer. Then in place: a kernel may write its output into an input's buffer when
-  // that input is read directly (not converted), by no later step, through no other value sharing
-  // its buffer, and has the output's layout and size. `buffer_of` maps a value to the value owning
-  // its buffer.
+  // Shared buffers. A view (Reshape, a relabelling Transpose) is its input's bytes: the two
+  // values share one buffer. Then in place: a kernel may write its output into an input's buffer
+  // when that input is read directly (not converted), by no later step, through no other value
+  // sharing its buffer, and has the output's layout and size. `buffer_of` maps a value to the
+  // value owning its buffer.
   std::vector<size_t> buffer_of(metas_.size());
   for (size_t id = 0; id < buffer_of.size(); ++id) buffer_of[id] = id;
   auto shares = [&](size_t s, int input) -> std::optional<std::pair<size_t, size_t>> {

@@ -12,6 +12,7 @@
 #include "kernels/kernel.h"
 #include "ops/op.h"
 #include "planner/planner.h"
+#include "runtime/algo_cache.h"
 
 namespace strata::runtime {
 
@@ -29,6 +30,10 @@ struct SessionOptions {
   // `threads`.
   double single_thread_flops = 1e6;
   double single_thread_bytes = 512 * 1024;
+  // Time every implementation of a node's fast kernels and keep the fastest (--fast-run).
+  bool fast_run = false;
+  // Choices to reuse and where fast-run's are kept (--algo-cache FILE); saved after prepare.
+  std::shared_ptr<AlgoCache> algo_cache;
 };
 
 // What the caller binds to one graph input: its dtype and concrete shape.

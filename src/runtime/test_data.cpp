@@ -26,7 +26,8 @@ std::vector<Tensor> read_numbered(const fs::path& dir, const char* prefix) {
 // Some ONNX test files store bfloat16 tensors with data_type UINT16 (the same bits): accept them
 // where the model declares bfloat16.
 void reinterpret_bf16(Tensor& t, DType declared) {
-  if (declared == DType::kBF16 && t.dtype() == DType::kU16) t = Tensor::view(DType::kBF16, t.shape(), t.raw(), std::make_shared<Tensor>(t));
+  if (declared == DType::kBF16 && t.dtype() == DType::kU16)
+    t = Tensor::view(DType::kBF16, t.shape(), t.raw(), std::make_shared<Tensor>(t));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 namespace strata::runtime {
 
 double elapsed_ms(const std::chrono::steady_clock::time_point& start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 RunTimings time_runs(Session& session, const std::vector<const Tensor*>& inputs, int warmup,

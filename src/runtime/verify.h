@@ -17,7 +17,7 @@ struct Comparison {
   std::string problem;  // why it failed: dtype, shape or values ("" when ok)
   double max_abs_error = 0;
   double max_rel_error = 0;
-  double cosine = 1;      // cosine similarity of the flattened tensors (1 when both are zero)
+  double cosine = 1;       // cosine similarity of the flattened tensors (1 when both are zero)
   int64_t mismatches = 0;  // elements outside |a - e| <= atol + rtol * |e|
   int64_t first_mismatch = -1;
 };

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 namespace strata::cli {
 
@@ -33,6 +34,12 @@ void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
                   "run the graph as written: no constant folding, fusion or dead-node removal");
     sub->add_flag("--reference-kernels{false}", o.fast_kernels,
                   "run every node with its op's reference kernel (no oneDNN)");
+    sub->add_flag("--fast-run", o.fast_run,
+                  "time every implementation of each node's fast kernels at prepare and keep the "
+                  "fastest");
+    sub->add_option("--algo-cache", o.algo_cache,
+                    "file of fast-run choices: reused when made on this CPU with these versions, "
+                    "written with --fast-run");
   }
 }
 
@@ -82,12 +89,27 @@ runtime::BindOptions bind_options(const ModelOptions& o) {
   return bind;
 }
 
-runtime::SessionOptions session_options(const ModelOptions& o) {
+runtime::SessionOptions session_options(const ModelOptions& o,
+                                        const std::function<void(const std::string&)>& warn) {
   runtime::SessionOptions options;
   options.threads = o.threads;
   options.max_memory_bytes = parse_bytes(o.max_memory, "--max-memory");
   options.layout = kernels::parse_layout_policy(o.layout);
   options.fast_kernels = o.fast_kernels;
+  options.fast_run = o.fast_run;
+  if (!o.algo_cache.empty()) {
+    if (!o.fast_kernels)
+      fail("--algo-cache chooses fast kernels; it cannot go with --reference-kernels");
+    options.algo_cache = std::make_shared<runtime::AlgoCache>(o.algo_cache, warn);
+    std::error_code ec;
+    if (!o.fast_run && !std::filesystem::exists(o.algo_cache, ec))
+      warn(
+          fmt::format("{}: no algo cache there yet; the default kernels run (add --fast-run to "
+                      "time every implementation and save the choices)",
+                      o.algo_cache));
+  }
+  if (o.fast_run && !o.fast_kernels)
+    fail("--fast-run times fast kernels; it cannot go with --reference-kernels");
   return options;
 }
 

@@ -22,13 +22,16 @@ struct ModelOptions {
   std::string layout = "auto";  // --layout
   bool optimize = true;         // --no-optimize clears it
   bool fast_kernels = true;     // --reference-kernels clears it
+  bool fast_run = false;        // --fast-run
+  std::string algo_cache;       // --algo-cache FILE
 };
 
 // Which option groups a command takes besides the model path, --shape and --dim.
 enum ModelOptionGroups : unsigned {
   kShapesOnly = 0,
   kInputs = 1,   // --input, --seed
-  kSession = 2,  // --threads, --max-memory, --layout, --no-optimize, --reference-kernels
+  kSession = 2,  // --threads, --max-memory, --layout, --no-optimize, --reference-kernels,
+                 // --fast-run, --algo-cache
   kAllModelOptions = kInputs | kSession,
 };
 
@@ -38,8 +41,10 @@ void add_model_options(CLI::App* sub, ModelOptions& options, unsigned groups = k
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option);
 // --input, --shape, --dim and --seed as the runtime's binding options.
 runtime::BindOptions bind_options(const ModelOptions& options);
-// --threads, --max-memory, --layout and --reference-kernels as session options.
-runtime::SessionOptions session_options(const ModelOptions& options);
+// --threads, --max-memory, --layout, --reference-kernels, --fast-run and --algo-cache as session
+// options; the algo cache's warnings go to `warn`.
+runtime::SessionOptions session_options(const ModelOptions& options,
+                                        const std::function<void(const std::string&)>& warn);
 // "8G", "512M", "1024" → bytes; fails naming `option`.
 int64_t parse_bytes(const std::string& text, const char* option);
 

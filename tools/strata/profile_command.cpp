@@ -57,7 +57,7 @@ int execute_profile(const ProfileOptions& cmd) {
   BoundModel bound = load_and_bind(cmd.model, warn);
   optimize_for_session(bound, cmd.model);
   const auto t0 = std::chrono::steady_clock::now();
-  runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model));
+  runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
   const double prepare_ms = runtime::elapsed_ms(t0);
 
   profiler::MachineInfo machine;

@@ -88,7 +88,7 @@ int execute_run(RunOptions& cmd) {
   const int threads = cmd.model.threads;
 
   auto t0 = std::chrono::steady_clock::now();
-  runtime::Session session(graph, bound.specs(), session_options(cmd.model));
+  runtime::Session session(graph, bound.specs(), session_options(cmd.model, warn));
   const double prepare_ms = runtime::elapsed_ms(t0);
   const runtime::PrepareStats& st = session.stats();
 

@@ -75,7 +75,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily gather_family() {
-  return {"cpu_gather", false, &serves, &supports, &prepare};
+  return {"cpu_gather", false, &serves, &supports, &prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

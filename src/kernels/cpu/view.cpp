@@ -44,7 +44,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily view_family() {
-  return {"cpu_view", false, &serves, &supports, &prepare};
+  return {"cpu_view", false, &serves, &supports, &prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

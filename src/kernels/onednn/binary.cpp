@@ -78,7 +78,8 @@ class BinaryKernel final : public Kernel {
     const memory::desc d0 = desc_of(out, layout);
     const memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
     const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
-    const dnnl::binary::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    dnnl::binary::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     input_layouts_ = {Layout::kPlain, Layout::kPlain};
     input_layouts_[src0_] = layout;
@@ -111,7 +112,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily binary_family() {
-  return {"onednn_binary", true, &serves, &supports, &prepare};
+  return {"onednn_binary", true, &serves, &supports, &prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -110,49 +110,53 @@ class ConvKernel final : public Kernel {
     }
     if (r.output_needs_plain[0]) dst = desc_of(y_shape, Layout::kPlain);
 
-    auto make_pd = [&](const memory::desc& s, const memory::desc& d) {
-      dnnl::post_ops post_ops;
-      if (residual) post_ops.append_sum(1);  // dst holds Z when the kernel starts
-      append_activation(post_ops, setup.activation);
-      dnnl::primitive_attr attr = user_scratchpad_attr();
-      attr.set_post_ops(post_ops);
-      const auto desc =
-          has_bias ? dnnl::convolution_forward::desc(
-                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, s,
-                         w_any, b_desc, d, strides, dilations, pads_begin, pads_end)
-                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, s, w_any,
-                                                     d, strides, dilations, pads_begin, pads_end);
-      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    dnnl::post_ops post_ops;
+    if (residual) post_ops.append_sum(1);  // dst holds Z when the kernel starts
+    append_activation(post_ops, setup.activation);
+    dnnl::primitive_attr attr = user_scratchpad_attr();
+    attr.set_post_ops(post_ops);
+    auto make_desc = [&](const memory::desc& s, const memory::desc& d) {
+      return has_bias ? dnnl::convolution_forward::desc(
+                            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                            s, w_any, b_desc, d, strides, dilations, pads_begin, pads_end)
+                      : dnnl::convolution_forward::desc(
+                            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                            s, w_any, d, strides, dilations, pads_begin, pads_end);
+    };
+    auto preferred = [&](const memory::desc& s, const memory::desc& d) {
+      const dnnl::convolution_forward::desc desc = make_desc(s, d);
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+      return std::make_pair(layout_of(pd.src_desc()), layout_of(pd.dst_desc()));
     };
     // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
     // (nChw8c...) are replaced by the policy's explicit ones.
     const Layout fallback =
         r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
-    auto settle = [&](const memory::desc& s, const memory::desc& d) {
-      const dnnl::convolution_forward::primitive_desc first = make_pd(s, d);
-      return std::make_pair(layout_of(first.src_desc()).value_or(fallback),
-                            layout_of(first.dst_desc()).value_or(fallback));
-    };
+    const auto [first_src, first_dst] = preferred(src, dst);
     // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
     // plain output has only oneDNN's reference implementation); plain throughout.
-    std::vector<std::pair<Layout, Layout>> candidates = {settle(src, dst)};
-    candidates.push_back({candidates[0].first, candidates[0].first});
-    candidates.push_back({Layout::kPlain, Layout::kPlain});
-    std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+    const Layout settled_src = first_src.value_or(fallback);
+    const std::pair<Layout, Layout> candidates[] = {{settled_src, first_dst.value_or(fallback)},
+                                                    {settled_src, settled_src},
+                                                    {Layout::kPlain, Layout::kPlain}};
     Layout src_layout = Layout::kPlain, dst_layout = Layout::kPlain;
-    for (const auto& [s, d] : candidates) {
-      dnnl::convolution_forward::primitive_desc pd =
-          make_pd(desc_of(x_shape, s), desc_of(y_shape, d));
+    for (size_t c = 0; c < std::size(candidates); ++c) {
+      const auto [s, d] = candidates[c];
+      const dnnl::convolution_forward::desc desc =
+          make_desc(desc_of(x_shape, s), desc_of(y_shape, d));
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
       const bool reference = std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-      if (!chosen || !reference) {
-        chosen = pd;
+      if (c == 0 || !reference) {
         src_layout = s;
         dst_layout = d;
       }
       if (!reference) break;
     }
-    const dnnl::convolution_forward::primitive_desc& pd = *chosen;
+    // Built again where its descriptor lives on: oneDNN's list of implementations refers to it.
+    const dnnl::convolution_forward::desc desc =
+        make_desc(desc_of(x_shape, src_layout), desc_of(y_shape, dst_layout));
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    select_implementation(pd, r.implementation);
     src = pd.src_desc();
     dst = pd.dst_desc();
 
@@ -204,7 +208,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily conv_family() {
-  return {"onednn_conv", true, &serves, &supports, &prepare};
+  return {"onednn_conv", true, &serves, &supports, &prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -106,7 +106,8 @@ class EltwiseKernel final : public SrcDstKernel {
     const dnnl::memory::desc data = desc_of(shape, layout);
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, f.alg, data, f.alpha,
                                            f.beta);
-    const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    select_implementation(pd, r.implementation);
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     input_layouts_[0] = layout;
     output_layouts_ = {layout};
@@ -121,7 +122,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily eltwise_family() {
-  return {"onednn_eltwise", true, &serves, &supports, &prepare};
+  return {"onednn_eltwise", true, &serves, &supports, &prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -181,7 +181,8 @@ class MatMulKernel final : public Kernel {
     const dnnl::matmul::desc desc = bias_desc.get_size() > 0
                                         ? dnnl::matmul::desc(src, weights, bias_desc, dst)
                                         : dnnl::matmul::desc(src, weights, dst);
-    const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::matmul(pd), pd.scratchpad_desc());
     scratch_bytes_ = primitive_.scratch_bytes();
@@ -251,7 +252,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily matmul_family() {
-  return {"onednn_matmul", false, &serves, &supports, &prepare};
+  return {"onednn_matmul", false, &serves, &supports, &prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -61,12 +61,14 @@ class SoftmaxKernel final : public SrcDstKernel {
     if (a.log) {
       const dnnl::logsoftmax_forward::desc desc(dnnl::prop_kind::forward_inference, data,
                                                 softmax_axis);
-      const dnnl::logsoftmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+      dnnl::logsoftmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+      select_implementation(pd, r.implementation);
       bind_src_dst(pd, dnnl::logsoftmax_forward(pd), data, data);
     } else {
       const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, data,
                                              softmax_axis);
-      const dnnl::softmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+      dnnl::softmax_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+      select_implementation(pd, r.implementation);
       bind_src_dst(pd, dnnl::softmax_forward(pd), data, data);
     }
   }
@@ -115,8 +117,9 @@ class LayerNormKernel final : public Kernel {
     if (r.has_input(2)) flags |= dnnl::normalization_flags::use_shift;
     const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, data,
                                                        a.epsilon, flags);
-    const dnnl::layer_normalization_forward::primitive_desc pd(desc, user_scratchpad_attr(),
-                                                               cpu_engine());
+    dnnl::layer_normalization_forward::primitive_desc pd(desc, user_scratchpad_attr(),
+                                                         cpu_engine());
+    select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::layer_normalization_forward(pd), pd.scratchpad_desc());
     src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, data);
@@ -165,12 +168,12 @@ std::unique_ptr<Kernel> layer_norm_prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily softmax_family() {
-  return {"onednn_softmax", false, &softmax_serves, &softmax_supports, &softmax_prepare};
+  return {"onednn_softmax", false, &softmax_serves, &softmax_supports, &softmax_prepare, true};
 }
 
 KernelFamily layer_norm_family() {
   return {"onednn_layer_norm", false, &layer_norm_serves, &layer_norm_supports,
-          &layer_norm_prepare};
+          &layer_norm_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -97,6 +97,11 @@ dnnl::primitive_attr user_scratchpad_attr() {
   return attr;
 }
 
+void select_implementation(dnnl::primitive_desc& pd, int index) {
+  for (int i = 0; i < index; ++i)
+    if (!pd.next_impl()) throw NoSuchImplementation();
+}
+
 std::string impl_name(const dnnl::primitive_desc_base& pd) {
   return "onednn:" + std::string(pd.impl_info_str());
 }

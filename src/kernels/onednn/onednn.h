@@ -37,6 +37,11 @@ bool append_activation(dnnl::post_ops& post_ops, const ops::Activation& activati
 // Attributes every strata primitive uses: scratch memory given by the caller (booked at prepare).
 dnnl::primitive_attr user_scratchpad_attr();
 
+// Moves `pd` to implementation number `index` in oneDNN's list for its descriptor (0: the one
+// oneDNN prefers, as built); throws NoSuchImplementation past the list's end (fast-run). The
+// operation descriptor `pd` was built from must still be alive: oneDNN's iterator points at it.
+void select_implementation(dnnl::primitive_desc& pd, int index);
+
 // "onednn:" + the implementation oneDNN picked ("onednn:brgconv:avx512_core").
 std::string impl_name(const dnnl::primitive_desc_base& pd);
 

@@ -98,7 +98,8 @@ class PoolKernel final : public SrcDstKernel {
     const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm_of(r),
                                               src, dst, w.strides, w.kernel, w.dilations,
                                               w.pads_begin, w.pads_end);
-    const dnnl::pooling_v2_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    dnnl::pooling_v2_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    select_implementation(pd, r.implementation);
     input_layouts_ = {layout};
     output_layouts_ = {layout};
     bind_src_dst(pd, dnnl::pooling_v2_forward(pd), src, dst);
@@ -112,7 +113,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily pool_family() {
-  return {"onednn_pool", true, &serves, &supports, &prepare};
+  return {"onednn_pool", true, &serves, &supports, &prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -78,7 +78,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily slice_family() {
-  return {"onednn_slice", false, &serves, &supports, &prepare};
+  return {"onednn_slice", false, &serves, &supports, &prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

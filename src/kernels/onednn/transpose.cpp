@@ -110,7 +110,7 @@ std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily transpose_family() {
-  return {"onednn_transpose", true, &serves, &supports, &prepare};
+  return {"onednn_transpose", true, &serves, &supports, &prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

@@ -11,4 +11,12 @@ std::string library_version() {
   return fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
 }
 
+PrimitiveCachePause::PrimitiveCachePause() : capacity_(dnnl::get_primitive_cache_capacity()) {
+  dnnl::set_primitive_cache_capacity(0);
+}
+
+PrimitiveCachePause::~PrimitiveCachePause() {
+  dnnl::set_primitive_cache_capacity(capacity_);
+}
+
 }  // namespace strata::kernels::onednn

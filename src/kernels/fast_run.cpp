@@ -1,0 +1,220 @@
+#include "kernels/fast_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+
+#include "kernels/onednn/version.h"
+
+namespace strata::kernels {
+
+namespace {
+
+// A family's implementation built for the node, and its fastest timed run so far.
+struct Candidate {
+  const KernelFamily* family = nullptr;
+  int implementation = 0;
+  std::unique_ptr<Kernel> kernel;
+  double best_ms = std::numeric_limits<double>::infinity();
+  bool retired = false;  // too slow to win: no longer timed
+};
+
+// A oneDNN list is a dozen long at most; the bound only guards against a family that never ends.
+constexpr int kMaxImplementations = 64;
+// A candidate this many times slower than the fastest cannot win; it stops being timed.
+constexpr double kHopeless = 3.0;
+
+// A library's reference implementation ("onednn:ref:any"): written for clarity, tens to thousands
+// of times slower than its optimised ones (seconds for one resnet50 convolution), so it is timed
+// only when it is all there is.
+bool is_reference(const Kernel& kernel) {
+  const std::string& name = kernel.name();
+  const size_t colon = name.find(':');
+  return colon != std::string::npos && name.compare(colon + 1, 3, "ref") == 0;
+}
+
+// The buffers a kernel runs on while timed: zero-filled inputs and outputs in the layouts the
+// kernel reads and writes (constant inputs it reads plain are the constants themselves), and its
+// scratch. Zeros are valid for every input (indices included) and time like any data in the f32
+// arithmetic of these kernels.
+class TimingBuffers {
+ public:
+  TimingBuffers(const NodeRequest& r, const Kernel& k) {
+    tensors_.reserve(r.inputs.size() + r.outputs.size() + 1);
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+      if (!r.has_input(i)) {
+        inputs_.push_back(nullptr);
+        continue;
+      }
+      const ops::Meta& m = r.input(i);
+      if (m.value && k.input_layout(i) == Layout::kPlain) {
+        inputs_.push_back(m.value.get());
+        continue;
+      }
+      tensors_.push_back(Tensor::zeros(m.dtype, m.shape.values(), k.input_layout(i)));
+      inputs_.push_back(&tensors_.back());
+    }
+    for (size_t j = 0; j < r.outputs.size(); ++j) {
+      const ops::Meta& m = r.output(j);
+      tensors_.push_back(Tensor::zeros(m.dtype, m.shape.values(), k.output_layout(j)));
+      outputs_.push_back(&tensors_.back());
+    }
+    tensors_.push_back(Tensor::zeros(DType::kU8, {std::max<int64_t>(k.scratch_bytes(), 1)}));
+    scratch_ = tensors_.back().raw();
+  }
+  KernelArgs args() const {
+    return {inputs_.data(), inputs_.size(), outputs_.data(), outputs_.size(), scratch_};
+  }
+
+ private:
+  std::vector<Tensor> tensors_;  // reserved up front: the pointers below stay valid
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor*> outputs_;
+  void* scratch_ = nullptr;
+};
+
+double run_ms(Kernel& kernel, const KernelArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  kernel.run(args);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every implementation of every family that supports the node; refusals collects why the others
+// did not (as choose_kernel() words them).
+std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::string>& refusals,
+                                        size_t& references_left_out) {
+  const onednn::PrimitiveCachePause pause;
+  std::vector<Candidate> candidates;
+  for (const KernelFamily& family : kernel_families()) {
+    if (!family.serves(r.node)) continue;
+    const Verdict verdict = family.supports(r);
+    if (!verdict.ok) {
+      refusals.push_back(fmt::format("{}: {}", family.name, verdict.reason));
+      continue;
+    }
+    const int count = family.lists_implementations ? kMaxImplementations : 1;
+    for (int i = 0; i < count; ++i) {
+      NodeRequest request = r;
+      request.implementation = i;
+      try {
+        candidates.push_back({&family, i, family.prepare(request)});
+      } catch (const NoSuchImplementation&) {
+        break;
+      } catch (const std::exception& e) {  // the library turned this implementation down
+        if (i == 0) {  // the family's default failed: the rest are built from the same descriptor
+          refusals.push_back(fmt::format("{}: {}", family.name, e.what()));
+          break;
+        }
+      }
+    }
+  }
+  const bool optimised = std::any_of(candidates.begin(), candidates.end(),
+                                     [](const Candidate& c) { return !is_reference(*c.kernel); });
+  const size_t before = candidates.size();
+  if (optimised)
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [](const Candidate& c) { return is_reference(*c.kernel); }),
+                     candidates.end());
+  references_left_out = before - candidates.size();
+  return candidates;
+}
+
+// Times the candidates in alternating rounds until the budget is spent; each keeps its fastest.
+void time_candidates(std::vector<Candidate>& candidates, const NodeRequest& r,
+                     const FastRunOptions& options) {
+  std::vector<TimingBuffers> buffers;
+  buffers.reserve(candidates.size());
+  for (Candidate& c : candidates) {
+    buffers.emplace_back(r, *c.kernel);
+    c.kernel->run(buffers.back().args());  // first touch of buffers, weights and code
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const size_t n = candidates.size();
+  for (int round = 0; round < options.max_rounds; ++round) {
+    const double spent =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (round >= options.min_rounds && spent > options.budget_ms) break;
+    for (size_t k = 0; k < n; ++k) {
+      Candidate& c = candidates[(k + size_t(round)) % n];
+      if (c.retired) continue;
+      c.best_ms = std::min(c.best_ms, run_ms(*c.kernel, buffers[(k + size_t(round)) % n].args()));
+    }
+    double best = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) best = std::min(best, c.best_ms);
+    for (Candidate& c : candidates) c.retired = c.retired || c.best_ms > kHopeless * best;
+  }
+}
+
+std::string label(const Candidate& c) {
+  return c.kernel->name() + (c.implementation > 0 ? fmt::format(" (#{})", c.implementation) : "");
+}
+
+}  // namespace
+
+Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
+                      std::vector<TimedCandidate>* timed) {
+  std::vector<std::string> refusals;
+  size_t references = 0;
+  std::vector<Candidate> candidates = build_candidates(request, refusals, references);
+  Choice choice;
+  if (candidates.empty()) {
+    choice.reason = fmt::format("{}", fmt::join(refusals, "; "));
+    return choice;
+  }
+  if (candidates.size() > 1) time_candidates(candidates, request, options);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.best_ms < b.best_ms; });
+  if (timed)
+    for (const Candidate& c : candidates)
+      timed->push_back({c.family->name, c.implementation, c.kernel->name(), c.best_ms});
+  Candidate& best = candidates.front();
+  const std::string untimed = references ? fmt::format("; {} reference implementation{} not timed",
+                                                       references, references == 1 ? "" : "s")
+                                         : std::string();
+  if (candidates.size() == 1) {
+    choice.reason = "fast-run: the only optimised implementation" + untimed;
+  } else {
+    std::vector<std::string> times;
+    for (const Candidate& c : candidates)
+      times.push_back(fmt::format("{} {:.4f} ms{}", label(c), c.best_ms,
+                                  c.retired ? " (stopped: over 3× the fastest)" : ""));
+    choice.reason = fmt::format("fast-run: fastest of {} implementations: {}{}", candidates.size(),
+                                fmt::join(times, ", "), untimed);
+  }
+  choice.family = best.family;
+  choice.implementation = best.implementation;
+  choice.kernel = std::move(best.kernel);
+  return choice;
+}
+
+Choice prepare_implementation(const NodeRequest& request, const std::string& family_name,
+                              int implementation) {
+  Choice choice;
+  for (const KernelFamily& family : kernel_families()) {
+    if (family.name != family_name) continue;
+    if (!family.serves(request.node) || !family.supports(request).ok) {
+      choice.reason = family_name + " does not support the node";
+      return choice;
+    }
+    if (implementation > 0 && !family.lists_implementations) break;
+    NodeRequest r = request;
+    r.implementation = implementation;
+    try {
+      choice.kernel = family.prepare(r);
+    } catch (const std::exception& e) {
+      choice.reason = fmt::format("{} #{}: {}", family_name, implementation, e.what());
+      return choice;
+    }
+    choice.family = &family;
+    choice.implementation = implementation;
+    return choice;
+  }
+  choice.reason =
+      fmt::format("no kernel family '{}' offers implementation #{}", family_name, implementation);
+  return choice;
+}
+
+}  // namespace strata::kernels
