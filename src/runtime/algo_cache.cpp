@@ -56,8 +56,8 @@ std::map<std::string, std::string> AlgoCache::environment() {
           {"strata", STRATA_VERSION}};
 }
 
-AlgoCache::AlgoCache(std::string path, std::function<void(const std::string&)> warn)
-    : path_(std::move(path)), warn_(std::move(warn)) {
+AlgoCache::AlgoCache(std::string path, std::function<void(const std::string&)> warn_sink)
+    : path_(std::move(path)), warn_(std::move(warn_sink)) {
   const io::JsonCacheFile file = io::read_json_cache(path_, cache_kind(warn_));
   may_write_ = file.may_write;
   if (file.body.empty()) return;

@@ -24,8 +24,8 @@ struct AlgoChoice {
 
 class AlgoCache {
  public:
-  // Reads `path` when it exists; problems go to `warn` (nullptr: dropped).
-  AlgoCache(std::string path, std::function<void(const std::string&)> warn);
+  // Reads `path` when it exists; problems go to `warn_sink` (nullptr: dropped).
+  AlgoCache(std::string path, std::function<void(const std::string&)> warn_sink);
 
   const std::string& path() const { return path_; }
   const AlgoChoice* find(const std::string& key) const;

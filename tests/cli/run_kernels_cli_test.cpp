@@ -1,5 +1,5 @@
 // `strata run` with the fast-kernel options: --verbose (passes, kernels, layouts, fused nodes),
-// --layout, --reference-kernels, --no-optimize, and bad values.
+// --layout, --reference-kernels, --no-optimize, --fast-run and --algo-cache, and bad values.
 #include <gtest/gtest.h>
 
 #include "testutil/cli_util.h"
@@ -54,6 +54,43 @@ TEST(RunKernelsCli, BadLayoutIsABadInput) {
   const CliResult r = run_strata(dir, {"run", kExample, "--layout", "nhcw"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, "--layout must be nchw, nhwc, blocked or auto, not 'nhcw'")) << r.err;
+}
+
+TEST(RunKernelsCli, FastRunSavesChoicesThatTheNextRunReuses) {
+  TempDir dir;
+  const std::string reference = dir.path("reference");
+  ASSERT_EQ(run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--reference-kernels",
+                             "--dump-outputs", reference})
+                .code,
+            0);
+  const std::string cache = dir.path("algo.json");
+  const CliResult timed =
+      run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--fast-run", "--algo-cache",
+                       cache, "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5"});
+  ASSERT_EQ(timed.code, 0) << timed.out << timed.err;
+  EXPECT_TRUE(contains(timed.out, ": fast-run: ")) << timed.out;
+  EXPECT_TRUE(contains(timed.out, " ms")) << timed.out;
+  const CliResult reused =
+      run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--algo-cache", cache,
+                       "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5"});
+  ASSERT_EQ(reused.code, 0) << reused.out << reused.err;
+  EXPECT_TRUE(contains(reused.out, ": algo cache " + cache + ": fast-run: ")) << reused.out;
+  EXPECT_FALSE(contains(reused.err, "algo cache")) << reused.err;
+}
+
+TEST(RunKernelsCli, AlgoCacheWithoutFastRunSaysWhenThereIsNoneYet) {
+  TempDir dir;
+  const std::string cache = dir.path("none.json");
+  const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "--algo-cache", cache});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, cache + ": no algo cache there yet")) << r.err;
+}
+
+TEST(RunKernelsCli, FastRunNeedsTheFastKernels) {
+  TempDir dir;
+  const CliResult r = run_strata(dir, {"run", kExample, "--fast-run", "--reference-kernels"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "--fast-run times fast kernels")) << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,159 @@
+// Fast-run (src/kernels/fast_run.cpp): every implementation it may choose computes what the op's
+// reference kernel computes, and its choice is the fastest candidate, with every candidate's time
+// in the reason.
+#include "kernels/fast_run.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+// One node of a built graph as the session would ask the kernels about it: plain layouts in and
+// out, so that every implementation reads and writes the reference kernel's layout.
+class SingleNode {
+ public:
+  SingleNode(ir::Graph graph, kernels::LayoutPolicy policy) : graph_(std::move(graph)) {
+    const ir::Node& node = graph_.nodes.at(0);
+    op_ = passes::make_op(graph_, node);
+    for (const ir::Value& v : graph_.values) metas_.push_back({v.dtype, v.shape, v.constant});
+    request_ = std::make_unique<kernels::NodeRequest>(
+        kernels::NodeRequest{graph_, node, *op_, {}, {}, {}, {}, policy, 1});
+    for (ir::ValueId id : node.inputs) {
+      request_->inputs.push_back(&metas_[size_t(id)]);
+      request_->input_layouts.push_back(Layout::kPlain);
+    }
+    for (ir::ValueId id : node.outputs) {
+      request_->outputs.push_back(&metas_[size_t(id)]);
+      request_->output_needs_plain.push_back(true);
+    }
+  }
+  const kernels::NodeRequest& request() const { return *request_; }
+
+  // Runs `kernel` on `inputs` (the node's non-constant inputs, in order); returns output 0.
+  Tensor run(kernels::Kernel& kernel, const std::vector<Tensor>& inputs) const {
+    std::vector<const Tensor*> in;
+    size_t next = 0;
+    for (size_t i = 0; i < request_->inputs.size(); ++i)
+      in.push_back(request_->input(i).value ? request_->input(i).value.get() : &inputs[next++]);
+    const ops::Meta& y = request_->output(0);
+    Tensor out = Tensor::zeros(y.dtype, y.shape.values(), kernel.output_layout(0));
+    Tensor scratch = Tensor::zeros(DType::kU8, {std::max<int64_t>(kernel.scratch_bytes(), 1)});
+    Tensor* outs[] = {&out};
+    kernel.run({in.data(), in.size(), outs, 1, scratch.raw()});
+    return out;
+  }
+
+ private:
+  ir::Graph graph_;
+  std::unique_ptr<ops::Op> op_;
+  std::vector<ops::Meta> metas_;
+  std::unique_ptr<kernels::NodeRequest> request_;
+};
+
+// Builds and runs implementation 0, 1, ... of `family` until there is none, each against the
+// reference kernel's output; returns how many there were.
+int expect_every_implementation_matches(const ir::Graph& graph, const std::vector<Tensor>& inputs,
+                                        const std::string& family, kernels::LayoutPolicy policy) {
+  runtime::SessionOptions reference;
+  reference.fast_kernels = false;
+  const Tensor expected = run_session(graph, inputs, reference).outputs.at(0);
+  const SingleNode node(graph, policy);
+  int count = 0;
+  for (;; ++count) {
+    kernels::Choice c = kernels::prepare_implementation(node.request(), family, count);
+    if (!c.kernel) break;
+    EXPECT_EQ(c.implementation, count);
+    const Tensor got = node.run(*c.kernel, inputs);
+    const runtime::Comparison cmp = runtime::compare(got, expected, {1e-4, 1e-4});
+    EXPECT_TRUE(cmp.ok) << "implementation #" << count << " " << c.kernel->name() << ": "
+                        << cmp.problem;
+  }
+  return count;
+}
+
+ir::Graph conv_graph(std::mt19937& rng, const std::vector<int64_t>& x, int64_t m, int64_t k) {
+  GraphBuilder g;
+  g.input("x", x);
+  g.constant("w", random_tensor(rng, {m, x[1], k, k}));
+  g.constant("b", random_tensor(rng, {m}));
+  ir::Node& node = g.node("Conv", {"x", "w", "b"}, {"y"});
+  node.attributes["pads"] = attr_ints({1, 0, 1, 2});
+  g.output("y");
+  return g.build();
+}
+
+ir::Graph matmul_graph(std::mt19937& rng, int64_t m, int64_t k, int64_t n) {
+  GraphBuilder g;
+  g.input("a", {2, m, k});
+  g.constant("b", random_tensor(rng, {k, n}));
+  g.node("MatMul", {"a", "b"}, {"y"});
+  g.output("y");
+  return g.build();
+}
+
+TEST(FastRun, EveryConvolutionImplementationMatchesTheReferenceKernel) {
+  std::mt19937 rng(4242);
+  const std::vector<int64_t> x = {1, 19, 13, 11};
+  const ir::Graph graph = conv_graph(rng, x, 21, 3);
+  const int count = expect_every_implementation_matches(
+      graph, {random_tensor(rng, x)}, "onednn_conv", kernels::LayoutPolicy::kPlain);
+  EXPECT_GE(count, 2) << "oneDNN lists several plain f32 convolutions (gemm, reference...)";
+}
+
+TEST(FastRun, EveryMatMulImplementationMatchesTheReferenceKernel) {
+  std::mt19937 rng(77);
+  const ir::Graph graph = matmul_graph(rng, 17, 33, 29);
+  const int count = expect_every_implementation_matches(
+      graph, {random_tensor(rng, {2, 17, 33})}, "onednn_matmul", kernels::LayoutPolicy::kAuto);
+  EXPECT_GE(count, 2);
+}
+
+TEST(FastRun, ChoosesTheFastestCandidateAndNamesEveryTime) {
+  std::mt19937 rng(5);
+  const ir::Graph graph = conv_graph(rng, {1, 16, 20, 20}, 16, 3);
+  const SingleNode node(graph, kernels::LayoutPolicy::kPlain);
+  std::vector<kernels::TimedCandidate> timed;
+  kernels::Choice c = kernels::choose_fastest(node.request(), {}, &timed);
+  ASSERT_TRUE(c.kernel) << c.reason;
+  ASSERT_GE(timed.size(), 1u);
+  EXPECT_EQ(c.kernel->name(), timed.front().kernel);
+  EXPECT_EQ(c.implementation, timed.front().implementation);
+  ASSERT_NE(c.family, nullptr);
+  EXPECT_EQ(std::string(c.family->name), "onednn_conv");
+  for (size_t i = 1; i < timed.size(); ++i) {
+    EXPECT_LE(timed[0].best_ms, timed[i].best_ms);
+    EXPECT_TRUE(std::isfinite(timed[i].best_ms));
+    EXPECT_NE(c.reason.find(timed[i].kernel), std::string::npos) << c.reason;
+  }
+  EXPECT_EQ(c.reason.rfind("fast-run: ", 0), 0u) << c.reason;
+  // oneDNN's reference convolution is never timed while an optimised one exists.
+  for (const kernels::TimedCandidate& t : timed)
+    EXPECT_EQ(t.kernel.find(":ref"), std::string::npos) << t.kernel;
+}
+
+TEST(FastRun, ANodeNoFamilySupportsGetsTheRefusals) {
+  GraphBuilder g;
+  g.input("x", {3, 4}, DType::kI64);
+  g.node("Relu", {"x"}, {"y"});
+  g.output("y");
+  const SingleNode node(g.build(), kernels::LayoutPolicy::kAuto);
+  const kernels::Choice c = kernels::choose_fastest(node.request());
+  EXPECT_FALSE(c.kernel);
+  EXPECT_NE(c.reason.find("onednn_eltwise"), std::string::npos) << c.reason;
+}
+
+TEST(FastRun, AnImplementationPastTheListIsNone) {
+  std::mt19937 rng(9);
+  const SingleNode node(matmul_graph(rng, 4, 5, 6), kernels::LayoutPolicy::kAuto);
+  EXPECT_FALSE(kernels::prepare_implementation(node.request(), "onednn_matmul", 1000).kernel);
+  EXPECT_FALSE(kernels::prepare_implementation(node.request(), "no_such_family", 0).kernel);
+  EXPECT_FALSE(kernels::prepare_implementation(node.request(), "onednn_conv", 0).kernel);
+}
+
+}  // namespace
+}  // namespace strata::test
