@@ -118,6 +118,21 @@ class StrataEngine(Engine):
         return report["load_ms"] + report["prepare_ms"]
 
 
+class StrataFastRunEngine(StrataEngine):
+    """strata with --fast-run and an algo cache per model and thread count: the first round times
+    every implementation (a longer prepare), later rounds reuse the choices."""
+    name = "strata-fastrun"
+
+    def __init__(self, binary):
+        super().__init__(binary)
+        self.cache_dir = tempfile.mkdtemp(prefix="strata-algo-cache-")
+
+    def command(self, model, threads, warmup, iters, out_dir, json_path):
+        cache = os.path.join(self.cache_dir, f"{model.name}-{threads}.json")
+        return super().command(model, threads, warmup, iters, out_dir, json_path) + [
+            "--fast-run", "--algo-cache", cache]
+
+
 class Model:
     def __init__(self, name, models_dir):
         self.name = name
@@ -363,7 +378,9 @@ def main():
     p.add_argument("--strata-budget", type=float, default=60,
                    help="seconds one strata round may take; fewer iterations if it would take "
                         "longer (default %(default)s)")
-    p.add_argument("--engines", default="onnxruntime,pytorch,strata")
+    p.add_argument("--engines", default="onnxruntime,pytorch,strata",
+                   help="comma-separated: onnxruntime, pytorch, strata, strata-fastrun (strata with "
+                        "--fast-run and an algo cache kept across the rounds)")
     p.add_argument("--models-dir", default=os.path.join(HERE, "models"))
     p.add_argument("--openblas", help="folder holding OpenBLAS's libblas.so.3 for PyTorch")
     p.add_argument("--markdown", help="also write the result section (machine, command, table) "
@@ -403,6 +420,10 @@ def main():
         if not os.access(a.strata, os.X_OK):
             sys.exit(f"compare: {a.strata}: no such strata binary (build it or pass --strata)")
         engines.append(StrataEngine(os.path.abspath(a.strata)))
+    if "strata-fastrun" in wanted:
+        if not os.access(a.strata, os.X_OK):
+            sys.exit(f"compare: {a.strata}: no such strata binary (build it or pass --strata)")
+        engines.append(StrataFastRunEngine(os.path.abspath(a.strata)))
     if not engines:
         p.error("no engine selected")
     if not os.access("/usr/bin/time", os.X_OK):
