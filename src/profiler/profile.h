@@ -13,10 +13,11 @@ inline constexpr int kProfileSchemaVersion = 1;
 
 // One row of the profile: an executed graph node, or a user scope (ScopedTimer).
 struct NodeProfile {
-  std::string name;     // ONNX node name (or scope path for user scopes)
-  std::string op_type;  // "Conv"; "scope" for user scopes
-  std::string kernel;   // implementation that ran ("reference", "onednn:brgconv", ...)
-  std::string layout;   // "nchw", "nChw16c", ... ("" when not applicable)
+  std::string name;           // ONNX node name (or scope path for user scopes)
+  std::string op_type;        // "Conv"; "scope" for user scopes
+  std::string kernel;         // implementation that ran ("reference", "onednn:brgconv", ...)
+  std::string kernel_reason;  // why the session chose it (fast-run: every candidate's time)
+  std::string layout;         // "nchw", "nChw16c", ... ("" when not applicable)
   std::vector<std::string> input_shapes;  // "float32[1,3,224,224]"
   std::vector<std::string> output_shapes;
   // Static cost from the op's cost rule (one execution); has_cost false when the op has none.

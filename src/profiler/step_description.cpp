@@ -34,6 +34,7 @@ std::vector<NodeProfile> describe_steps(const runtime::Session& session) {
     row.name = node.name;
     row.op_type = node.op_type;
     row.kernel = step.kernel;
+    row.kernel_reason = step.reason;
     row.layout = step.layout;
 
     std::vector<ops::Meta> in_metas(node.inputs.size()), out_metas(node.outputs.size());

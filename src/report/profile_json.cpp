@@ -28,6 +28,7 @@ json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
       {"name", n.name},
       {"op_type", n.op_type},
       {"kernel", n.kernel},
+      {"kernel_reason", n.kernel_reason},
       {"layout", n.layout},
       {"thread", n.thread},
       {"input_shapes", n.input_shapes},
@@ -202,6 +203,7 @@ NodeProfile node_from_json(const json& j, size_t index) {
   n.name = r.string("name", true);
   n.op_type = r.string("op_type", true);
   n.kernel = r.string("kernel", true);
+  n.kernel_reason = r.string("kernel_reason");
   n.layout = r.string("layout");
   n.thread = r.int32("thread");
   n.input_shapes = r.strings("input_shapes");

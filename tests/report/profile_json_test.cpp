@@ -46,6 +46,7 @@ profiler::Profile full_profile() {
   n.name = "/layer1/conv/Conv";
   n.op_type = "Conv";
   n.kernel = "reference";
+  n.kernel_reason = "the fast kernels declined: onednn_conv: the weights W are not constant";
   n.layout = "nchw";
   n.input_shapes = {"float32[1,3,8,8]", "float32[4,3,3,3]"};
   n.output_shapes = {"float32[1,4,6,6]"};
