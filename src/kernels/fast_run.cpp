@@ -1,6 +1,7 @@
 #include "kernels/fast_run.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@ namespace {
 struct Candidate {
   const KernelFamily* family = nullptr;
   int implementation = 0;
+  int threads = 1;
   std::unique_ptr<Kernel> kernel;
   double best_ms = std::numeric_limits<double>::infinity();
   bool retired = false;  // too slow to win: no longer timed
@@ -82,12 +84,11 @@ double run_ms(Kernel& kernel, const KernelArgs& args) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Every implementation of every family that supports the node; refusals collects why the others
-// did not (as choose_kernel() words them).
-std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::string>& refusals,
-                                        size_t& references_left_out) {
-  const onednn::PrimitiveCachePause pause;
-  std::vector<Candidate> candidates;
+// Every implementation of every family that supports the node, built for r.threads threads;
+// refusals collects why the others did not (as choose_kernel() words them).
+void add_candidates(const NodeRequest& r, std::vector<Candidate>& candidates,
+                    std::vector<std::string>& refusals) {
+  const OmpThreads threads(r.threads);
   for (const KernelFamily& family : kernel_families()) {
     if (!family.serves(r.node)) continue;
     const Verdict verdict = family.supports(r);
@@ -100,7 +101,7 @@ std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::s
       NodeRequest request = r;
       request.implementation = i;
       try {
-        candidates.push_back({&family, i, family.prepare(request)});
+        candidates.push_back({&family, i, r.threads, family.prepare(request)});
       } catch (const NoSuchImplementation&) {
         break;
       } catch (const std::exception& e) {  // the library turned this implementation down
@@ -110,6 +111,21 @@ std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::s
         }
       }
     }
+  }
+}
+
+// The candidates at the request's threads and, with more than one, on one thread too; without
+// the library's reference implementations when an optimised one exists.
+std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::string>& refusals,
+                                        size_t& references_left_out) {
+  const onednn::PrimitiveCachePause pause;
+  std::vector<Candidate> candidates;
+  add_candidates(r, candidates, refusals);
+  if (r.threads > 1 && !candidates.empty()) {
+    NodeRequest one = r;
+    one.threads = 1;
+    std::vector<std::string> ignored;  // the same refusals again
+    add_candidates(one, candidates, ignored);
   }
   const bool optimised = std::any_of(candidates.begin(), candidates.end(),
                                      [](const Candidate& c) { return !is_reference(*c.kernel); });
@@ -129,6 +145,7 @@ void time_candidates(std::vector<Candidate>& candidates, const NodeRequest& r,
   buffers.reserve(candidates.size());
   for (Candidate& c : candidates) {
     buffers.emplace_back(r, *c.kernel);
+    const OmpThreads threads(c.threads);
     c.kernel->run(buffers.back().args());  // first touch of buffers, weights and code
   }
   const auto start = std::chrono::steady_clock::now();
@@ -140,6 +157,7 @@ void time_candidates(std::vector<Candidate>& candidates, const NodeRequest& r,
     for (size_t k = 0; k < n; ++k) {
       Candidate& c = candidates[(k + size_t(round)) % n];
       if (c.retired) continue;
+      const OmpThreads threads(c.threads);
       c.best_ms = std::min(c.best_ms, run_ms(*c.kernel, buffers[(k + size_t(round)) % n].args()));
     }
     double best = std::numeric_limits<double>::infinity();
@@ -148,8 +166,13 @@ void time_candidates(std::vector<Candidate>& candidates, const NodeRequest& r,
   }
 }
 
-std::string label(const Candidate& c) {
-  return c.kernel->name() + (c.implementation > 0 ? fmt::format(" (#{})", c.implementation) : "");
+std::string label(const Candidate& c, int pool_threads) {
+  std::string notes;
+  if (c.implementation > 0) notes += fmt::format("#{}", c.implementation);
+  if (c.threads != pool_threads)
+    notes += fmt::format("{}{} thread{}", notes.empty() ? "" : ", ", c.threads,
+                         c.threads == 1 ? "" : "s");
+  return c.kernel->name() + (notes.empty() ? "" : " (" + notes + ")");
 }
 
 }  // namespace
@@ -169,7 +192,7 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
                    [](const Candidate& a, const Candidate& b) { return a.best_ms < b.best_ms; });
   if (timed)
     for (const Candidate& c : candidates)
-      timed->push_back({c.family->name, c.implementation, c.kernel->name(), c.best_ms});
+      timed->push_back({c.family->name, c.implementation, c.threads, c.kernel->name(), c.best_ms});
   Candidate& best = candidates.front();
   const std::string untimed = references ? fmt::format("; {} reference implementation{} not timed",
                                                        references, references == 1 ? "" : "s")
@@ -179,13 +202,14 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
   } else {
     std::vector<std::string> times;
     for (const Candidate& c : candidates)
-      times.push_back(fmt::format("{} {:.4f} ms{}", label(c), c.best_ms,
+      times.push_back(fmt::format("{} {:.4f} ms{}", label(c, request.threads), c.best_ms,
                                   c.retired ? " (stopped: over 3× the fastest)" : ""));
     choice.reason = fmt::format("fast-run: fastest of {} implementations: {}{}", candidates.size(),
                                 fmt::join(times, ", "), untimed);
   }
   choice.family = best.family;
   choice.implementation = best.implementation;
+  choice.threads = best.threads;
   choice.kernel = std::move(best.kernel);
   return choice;
 }
@@ -203,6 +227,7 @@ Choice prepare_implementation(const NodeRequest& request, const std::string& fam
     NodeRequest r = request;
     r.implementation = implementation;
     try {
+      const OmpThreads threads(r.threads);
       choice.kernel = family.prepare(r);
     } catch (const std::exception& e) {
       choice.reason = fmt::format("{} #{}: {}", family_name, implementation, e.what());
@@ -210,11 +235,20 @@ Choice prepare_implementation(const NodeRequest& request, const std::string& fam
     }
     choice.family = &family;
     choice.implementation = implementation;
+    choice.threads = r.threads;
     return choice;
   }
   choice.reason =
       fmt::format("no kernel family '{}' offers implementation #{}", family_name, implementation);
   return choice;
+}
+
+OmpThreads::OmpThreads(int threads) : saved_(omp_get_max_threads()) {
+  if (threads != saved_) omp_set_num_threads(threads);
+}
+
+OmpThreads::~OmpThreads() {
+  if (omp_get_max_threads() != saved_) omp_set_num_threads(saved_);
 }
 
 }  // namespace strata::kernels

@@ -1,8 +1,10 @@
 // Fast-run (--fast-run): instead of taking the first implementation that supports a node, build
 // every one the families offer (each family that serves and supports the node; for oneDNN, every
 // implementation in the primitive's list, in the node's layouts), time each on buffers of the
-// node's shapes, and keep the fastest. A library's reference implementation ("onednn:ref:any")
-// is left out when an optimised one exists: one run of it can take seconds.
+// node's shapes, and keep the fastest. With more than one thread, each is also built and timed on
+// one thread (waking the pool can cost more than splitting a small step gains). A library's
+// reference implementation ("onednn:ref:any") is left out when an optimised one exists: one run
+// of it can take seconds.
 #pragma once
 
 #include <string>
@@ -23,6 +25,7 @@ struct FastRunOptions {
 struct TimedCandidate {
   std::string family;
   int implementation = 0;
+  int threads = 1;
   std::string kernel;
   double best_ms = 0;
 };
@@ -36,9 +39,23 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options 
                       std::vector<TimedCandidate>* timed = nullptr);
 
 // Builds one implementation named earlier (from an algo cache): the family called `family` with
-// NodeRequest::implementation = `implementation`. No kernel when that family is unknown, does not
-// support the node now or has no such implementation; Choice::reason then says which.
+// NodeRequest::implementation = `implementation`, for request.threads threads. No kernel when that
+// family is unknown, does not support the node now or has no such implementation; Choice::reason
+// then says which.
 Choice prepare_implementation(const NodeRequest& request, const std::string& family,
                               int implementation);
+
+// Sets OpenMP's thread count (the ICV: no system call) for its lifetime, and restores the count
+// it found. Kernels are built for, and must run on, the count current when they are prepared.
+class OmpThreads {
+ public:
+  explicit OmpThreads(int threads);
+  ~OmpThreads();
+  OmpThreads(const OmpThreads&) = delete;
+  OmpThreads& operator=(const OmpThreads&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace strata::kernels

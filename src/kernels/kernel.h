@@ -139,6 +139,7 @@ struct Choice {
   std::string reason;
   const KernelFamily* family = nullptr;  // the family that built the kernel
   int implementation = 0;                // its NodeRequest::implementation
+  int threads = 1;                       // the OpenMP threads it was built for and must run on
 };
 Choice choose_kernel(const NodeRequest& request);
 

@@ -52,6 +52,7 @@ Choice choose_kernel(const NodeRequest& request) {
       choice.kernel = family.prepare(request);
       choice.reason = verdict.reason;
       choice.family = &family;
+      choice.threads = request.threads;
       return choice;
     } catch (const std::exception& e) {  // the library turned the configuration down
       refusals.push_back(fmt::format("{}: {}", family.name, e.what()));

@@ -45,7 +45,9 @@ std::string value_text(const ops::Meta& m, Layout layout) {
 bool valid_entry(const json& e) {
   return e.is_object() && e.contains("family") && e["family"].is_string() &&
          e.contains("implementation") && e["implementation"].is_number_integer() &&
-         e["implementation"].get<int>() >= 0 && e.contains("kernel") && e["kernel"].is_string();
+         e["implementation"].get<int>() >= 0 && e.contains("threads") &&
+         e["threads"].is_number_integer() && e["threads"].get<int>() >= 1 && e.contains("kernel") &&
+         e["kernel"].is_string();
 }
 
 }  // namespace
@@ -84,7 +86,9 @@ AlgoCache::AlgoCache(std::string path, std::function<void(const std::string&)> w
       changed_ = true;
       continue;
     }
-    entries_[it.key()] = {e["family"].get<std::string>(), e["implementation"].get<int>(),
+    entries_[it.key()] = {e["family"].get<std::string>(),
+                          e["implementation"].get<int>(),
+                          e["threads"].get<int>(),
                           e["kernel"].get<std::string>(),
                           e.contains("ms") && e["ms"].is_number() ? e["ms"].get<double>() : 0.0,
                           e.contains("reason") && e["reason"].is_string()
@@ -115,11 +119,9 @@ void AlgoCache::save() {
   if (!changed_ || !may_write_) return;
   json entries = json::object();
   for (const auto& [key, c] : entries_)
-    entries[key] = {{"family", c.family},
-                    {"implementation", c.implementation},
-                    {"kernel", c.kernel},
-                    {"ms", c.ms},
-                    {"reason", c.reason}};
+    entries[key] = {{"family", c.family},   {"implementation", c.implementation},
+                    {"threads", c.threads}, {"kernel", c.kernel},
+                    {"ms", c.ms},           {"reason", c.reason}};
   io::write_json_cache(path_, {{"environment", environment()}, {"entries", entries}},
                        cache_kind(warn_));
   changed_ = false;

@@ -17,6 +17,7 @@ namespace strata::runtime {
 struct AlgoChoice {
   std::string family;      // kernel family ("onednn_conv")
   int implementation = 0;  // NodeRequest::implementation
+  int threads = 1;         // the threads it was built for: the session's, or 1 where that won
   std::string kernel;      // the implementation's name when chosen, checked on reuse
   double ms = 0;           // its fastest timed run (0: the only candidate, not timed)
   std::string reason;      // the fast-run's account (every candidate's time)
@@ -48,7 +49,8 @@ class AlgoCache {
   bool changed_ = false;
 };
 
-// The configuration of a node as fast-run timed it: the cache's key.
+// The configuration of a node as fast-run timed it: the cache's key (with request.threads the
+// session's thread count).
 std::string algo_key(const kernels::NodeRequest& request);
 
 }  // namespace strata::runtime

@@ -8,10 +8,16 @@
 
 namespace strata::runtime {
 
-kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run, AlgoCache* cache) {
-  const std::string key = cache ? algo_key(r) : std::string();
+kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run, AlgoCache* cache,
+                                   int pool_threads) {
+  kernels::NodeRequest pooled = r;  // fast-run's request and the cache's key
+  pooled.threads = pool_threads;
+  const std::string key = cache ? algo_key(pooled) : std::string();
   if (const AlgoChoice* cached = cache ? cache->find(key) : nullptr) {
-    kernels::Choice c = kernels::prepare_implementation(r, cached->family, cached->implementation);
+    kernels::NodeRequest build = r;
+    build.threads = cached->threads;
+    kernels::Choice c =
+        kernels::prepare_implementation(build, cached->family, cached->implementation);
     if (c.kernel && c.kernel->name() == cached->kernel) {
       c.reason = fmt::format("algo cache {}: {}", cache->path(), cached->reason);
       return c;
@@ -24,10 +30,12 @@ kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run,
   }
   if (!fast_run) return kernels::choose_kernel(r);
   std::vector<kernels::TimedCandidate> timed;
-  kernels::Choice c = kernels::choose_fastest(r, {}, &timed);
-  if (cache && c.kernel)
-    cache->store(
-        key, {c.family->name, c.implementation, c.kernel->name(), timed.front().best_ms, c.reason});
+  kernels::Choice c = kernels::choose_fastest(pooled, {}, &timed);
+  if (cache && c.kernel) {
+    const double ms = std::isfinite(timed.front().best_ms) ? timed.front().best_ms : 0.0;
+    cache->store(key,
+                 {c.family->name, c.implementation, c.threads, c.kernel->name(), ms, c.reason});
+  }
   return c;
 }
 

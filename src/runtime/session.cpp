@@ -245,7 +245,7 @@ void Session::choose_kernels() {
       kernels::Choice choice;
       try {
         choice = ir::with_node_context(graph_, node, [&] {
-          return choose_step_kernel(r, options_.fast_run, options_.algo_cache.get());
+          return choose_step_kernel(r, options_.fast_run, options_.algo_cache.get(), pool_threads);
         });
       } catch (...) {
         omp_set_num_threads(pool_threads);
@@ -254,8 +254,14 @@ void Session::choose_kernels() {
       if (info.threads != pool_threads) omp_set_num_threads(pool_threads);
       if (choice.kernel) {
         k.kernel = std::move(choice.kernel);
+        info.threads = choice.threads;
         info.kernel = k.kernel->name();
         info.reason = choice.reason;
+        if (info.threads == 1 && pool_threads > 1 && !options_.fast_run &&
+            choice.reason.rfind("algo cache", 0) != 0)
+          info.reason +=
+              fmt::format("; on 1 thread: too small to share (under {:g} FLOPs and {:g} bytes)",
+                          options_.single_thread_flops, options_.single_thread_bytes);
         stats_.fast_steps++;
         stats_.packed_bytes += k.kernel->packed_bytes();
         k.threads = info.threads;

@@ -4,6 +4,7 @@
 #include "kernels/fast_run.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <memory>
@@ -17,12 +18,13 @@ namespace {
 // out, so that every implementation reads and writes the reference kernel's layout.
 class SingleNode {
  public:
-  SingleNode(ir::Graph graph, kernels::LayoutPolicy policy) : graph_(std::move(graph)) {
+  SingleNode(ir::Graph graph, kernels::LayoutPolicy policy, int threads = 1)
+      : graph_(std::move(graph)) {
     const ir::Node& node = graph_.nodes.at(0);
     op_ = passes::make_op(graph_, node);
     for (const ir::Value& v : graph_.values) metas_.push_back({v.dtype, v.shape, v.constant});
     request_ = std::make_unique<kernels::NodeRequest>(
-        kernels::NodeRequest{graph_, node, *op_, {}, {}, {}, {}, policy, 1});
+        kernels::NodeRequest{graph_, node, *op_, {}, {}, {}, {}, policy, threads});
     for (ir::ValueId id : node.inputs) {
       request_->inputs.push_back(&metas_[size_t(id)]);
       request_->input_layouts.push_back(Layout::kPlain);
@@ -134,6 +136,41 @@ TEST(FastRun, ChoosesTheFastestCandidateAndNamesEveryTime) {
   // oneDNN's reference convolution is never timed while an optimised one exists.
   for (const kernels::TimedCandidate& t : timed)
     EXPECT_EQ(t.kernel.find(":ref"), std::string::npos) << t.kernel;
+}
+
+TEST(FastRun, WithTwoThreadsEachImplementationIsAlsoTimedOnOne) {
+  std::mt19937 rng(6);
+  const SingleNode node(matmul_graph(rng, 8, 24, 16), kernels::LayoutPolicy::kAuto, 2);
+  std::vector<kernels::TimedCandidate> timed;
+  const kernels::OmpThreads pool(2);
+  kernels::Choice c = kernels::choose_fastest(node.request(), {}, &timed);
+  ASSERT_TRUE(c.kernel) << c.reason;
+  EXPECT_EQ(omp_get_max_threads(), 2) << "the pool's thread count comes back";
+  size_t on_one = 0, on_two = 0;
+  for (const kernels::TimedCandidate& t : timed) (t.threads == 1 ? on_one : on_two)++;
+  EXPECT_EQ(on_one, on_two);
+  EXPECT_GE(on_one, 1u);
+  EXPECT_EQ(c.threads, timed.front().threads);
+  EXPECT_NE(c.reason.find("(1 thread)"), std::string::npos) << c.reason;
+}
+
+TEST(FastRun, SessionOutputsMatchTheReferenceAtOneAndTwoThreads) {
+  std::mt19937 rng(12);
+  const std::vector<int64_t> x = {1, 24, 9, 9};
+  const ir::Graph graph = conv_graph(rng, x, 32, 3);
+  const std::vector<Tensor> inputs = {random_tensor(rng, x)};
+  runtime::SessionOptions reference;
+  reference.fast_kernels = false;
+  const Tensor expected = run_session(graph, inputs, reference).outputs.at(0);
+  for (int threads : {1, 2}) {
+    runtime::SessionOptions options;
+    options.fast_run = true;
+    options.threads = threads;
+    const SessionResult r = run_session(graph, inputs, options);
+    EXPECT_TRUE(runtime::compare(r.outputs.at(0), expected, {1e-4, 1e-4}).ok) << threads;
+    EXPECT_EQ(r.steps.at(0).reason.rfind("fast-run: ", 0), 0u) << r.steps[0].reason;
+    EXPECT_LE(r.steps.at(0).threads, threads);
+  }
 }
 
 TEST(FastRun, ANodeNoFamilySupportsGetsTheRefusals) {

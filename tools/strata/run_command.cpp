@@ -62,8 +62,8 @@ void print_plan(const runtime::Session& session, const std::vector<passes::PassR
         step.kernel != "reference" && session.options().threads > 1 && step.threads == 1;
     fmt::print("{:<11}kernel {}{}{}{}: {}\n", "", step.kernel,
                step.layout.empty() ? "" : ", writes " + step.layout,
-               step.in_place ? " (sharing an input's buffer)" : "",
-               alone ? ", on 1 thread (too small to share)" : "", step.reason);
+               step.in_place ? " (sharing an input's buffer)" : "", alone ? ", on 1 thread" : "",
+               step.reason);
     for (const std::string& c : step.conversions) fmt::print("{:<11}converts {}\n", "", c);
   }
 }
