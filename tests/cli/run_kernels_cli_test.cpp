@@ -2,6 +2,9 @@
 // --layout, --reference-kernels, --no-optimize, --fast-run and --algo-cache, and bad values.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "testutil/cli_util.h"
 
 namespace strata::test {
@@ -66,10 +69,16 @@ TEST(RunKernelsCli, FastRunSavesChoicesThatTheNextRunReuses) {
   const std::string cache = dir.path("algo.json");
   const CliResult timed =
       run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--fast-run", "--algo-cache",
-                       cache, "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5"});
+                       cache, "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5", "--json",
+                       dir.path("timed.json")});
   ASSERT_EQ(timed.code, 0) << timed.out << timed.err;
   EXPECT_TRUE(contains(timed.out, ": fast-run: ")) << timed.out;
   EXPECT_TRUE(contains(timed.out, " ms")) << timed.out;
+  std::ifstream report(dir.path("timed.json"));
+  const nlohmann::json plan = nlohmann::json::parse(report)["plan"];
+  ASSERT_GE(plan["kernels"].size(), 1u);
+  EXPECT_EQ(plan["kernels"][0]["reason"].get<std::string>().rfind("fast-run: ", 0), 0u);
+  EXPECT_GE(plan["kernels"][0]["threads"].get<int>(), 1);
   const CliResult reused =
       run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--algo-cache", cache,
                        "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5"});

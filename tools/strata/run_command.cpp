@@ -171,6 +171,14 @@ int execute_run(RunOptions& cmd) {
                              {"dtype", dtype_name(inputs[i].dtype())},
                              {"shape", inputs[i].shape()},
                              {"origin", origins[i]}});
+    nlohmann::json kernels_json = nlohmann::json::array();
+    for (const runtime::StepInfo& step : session.steps())
+      kernels_json.push_back({{"node", graph.nodes[step.node_index].name},
+                              {"op_type", graph.nodes[step.node_index].op_type},
+                              {"kernel", step.kernel},
+                              {"reason", step.reason},
+                              {"threads", step.threads},
+                              {"layout", step.layout}});
     report = {{"strata_version", kVersion},
               {"model", cmd.model.model},
               {"threads", threads},
@@ -186,7 +194,8 @@ int execute_run(RunOptions& cmd) {
                 {"dynamic_nodes", st.dynamic_nodes},
                 {"arena_bytes", st.arena_bytes},
                 {"lower_bound_bytes", st.lower_bound_bytes},
-                {"constant_bytes", st.constant_bytes}}},
+                {"constant_bytes", st.constant_bytes},
+                {"kernels", kernels_json}}},
               {"inputs", inputs_json},
               {"outputs", outputs_json},
               {"warnings", warnings}};
