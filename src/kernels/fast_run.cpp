@@ -16,18 +16,22 @@ namespace {
 
 // A family's implementation built for the node, and its fastest timed run so far.
 struct Candidate {
-  const KernelFamily* family = nullptr;
+  const KernelFamily* family = nullptr;  // nullptr: the op's reference kernel
   int implementation = 0;
   int threads = 1;
   std::unique_ptr<Kernel> kernel;
   double best_ms = std::numeric_limits<double>::infinity();
-  bool retired = false;  // too slow to win: no longer timed
+  bool retired = false;     // too slow to win: no longer timed
+  bool is_default = false;  // what the session runs without fast-run
 };
 
 // A oneDNN list is a dozen long at most; the bound only guards against a family that never ends.
 constexpr int kMaxImplementations = 64;
 // A candidate this many times slower than the fastest cannot win; it stops being timed.
 constexpr double kHopeless = 3.0;
+// Another candidate replaces the default only when it is this much faster: closer than that is a
+// tie within the noise of a shared host, and the default is kept.
+constexpr double kSwitchMargin = 0.03;
 
 // A library's reference implementation ("onednn:ref:any"): written for clarity, tens to thousands
 // of times slower than its optimised ones (seconds for one resnet50 convolution), so it is timed
@@ -39,9 +43,9 @@ bool is_reference(const Kernel& kernel) {
 }
 
 // The buffers a kernel runs on while timed: zero-filled inputs and outputs in the layouts the
-// kernel reads and writes (constant inputs it reads plain are the constants themselves), and its
-// scratch. Zeros are valid for every input (indices included) and time like any data in the f32
-// arithmetic of these kernels.
+// kernel reads and writes (constant inputs it reads plain are the constants themselves; a view's
+// output is its input), and its scratch. Zeros are valid for every input (indices included) and
+// time like any data in the f32 arithmetic of these kernels.
 class TimingBuffers {
  public:
   TimingBuffers(const NodeRequest& r, const Kernel& k) {
@@ -64,6 +68,10 @@ class TimingBuffers {
       tensors_.push_back(Tensor::zeros(m.dtype, m.shape.values(), k.output_layout(j)));
       outputs_.push_back(&tensors_.back());
     }
+    // A view's output shares its input's buffer in the session (it runs without copying): so here.
+    const int viewed = k.view_of_input();
+    if (viewed >= 0 && inputs_[size_t(viewed)] && !r.input(size_t(viewed)).value)
+      outputs_[0]->rebind(const_cast<void*>(inputs_[size_t(viewed)]->raw()));
     tensors_.push_back(Tensor::zeros(DType::kU8, {std::max<int64_t>(k.scratch_bytes(), 1)}));
     scratch_ = tensors_.back().raw();
   }
@@ -114,6 +122,30 @@ void add_candidates(const NodeRequest& r, std::vector<Candidate>& candidates,
   }
 }
 
+// The op's reference kernel, run as fast-run times the others.
+class ReferenceKernel final : public Kernel {
+ public:
+  explicit ReferenceKernel(const ops::Op& op) : op_(op) { name_ = "reference"; }
+  void run(const KernelArgs& a) override {
+    ops::KernelContext ctx(a.inputs, a.num_inputs, a.outputs, a.num_outputs);
+    op_.run(ctx);
+  }
+
+ private:
+  const ops::Op& op_;
+};
+
+// Whether the reference kernel may compete (see fast_run.h).
+bool reference_may_compete(const NodeRequest& r) {
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    if (!r.has_input(i)) continue;
+    if (r.input_layouts[i] != Layout::kPlain) return false;
+    if (!r.input(i).value && !is_float(r.input(i).dtype)) return false;
+  }
+  return std::all_of(r.output_needs_plain.begin(), r.output_needs_plain.end(),
+                     [](bool plain) { return plain; });
+}
+
 // The candidates at the request's threads and, with more than one, on one thread too; without
 // the library's reference implementations when an optimised one exists.
 std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::string>& refusals,
@@ -127,6 +159,8 @@ std::vector<Candidate> build_candidates(const NodeRequest& r, std::vector<std::s
     std::vector<std::string> ignored;  // the same refusals again
     add_candidates(one, candidates, ignored);
   }
+  if (!candidates.empty() && reference_may_compete(r))
+    candidates.push_back({nullptr, 0, r.threads, std::make_unique<ReferenceKernel>(r.op)});
   const bool optimised = std::any_of(candidates.begin(), candidates.end(),
                                      [](const Candidate& c) { return !is_reference(*c.kernel); });
   const size_t before = candidates.size();
@@ -187,12 +221,19 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
     choice.reason = fmt::format("{}", fmt::join(refusals, "; "));
     return choice;
   }
+  candidates.front().is_default = true;
   if (candidates.size() > 1) time_candidates(candidates, request, options);
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.best_ms < b.best_ms; });
+  const auto default_one = std::find_if(candidates.begin(), candidates.end(),
+                                        [](const Candidate& c) { return c.is_default; });
+  const bool tie = default_one != candidates.begin() &&
+                   candidates.front().best_ms > (1 - kSwitchMargin) * default_one->best_ms;
+  if (tie) std::rotate(candidates.begin(), default_one, default_one + 1);
   if (timed)
     for (const Candidate& c : candidates)
-      timed->push_back({c.family->name, c.implementation, c.threads, c.kernel->name(), c.best_ms});
+      timed->push_back({c.family ? c.family->name : kReferenceFamily, c.implementation, c.threads,
+                        c.kernel->name(), c.best_ms});
   Candidate& best = candidates.front();
   const std::string untimed = references ? fmt::format("; {} reference implementation{} not timed",
                                                        references, references == 1 ? "" : "s")
@@ -204,13 +245,15 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
     for (const Candidate& c : candidates)
       times.push_back(fmt::format("{} {:.4f} ms{}", label(c, request.threads), c.best_ms,
                                   c.retired ? " (stopped: over 3× the fastest)" : ""));
-    choice.reason = fmt::format("fast-run: fastest of {} implementations: {}{}", candidates.size(),
-                                fmt::join(times, ", "), untimed);
+    choice.reason = fmt::format("fast-run: {} of {} implementations: {}{}",
+                                tie ? "the default kept (the fastest within 3%)" : "fastest",
+                                candidates.size(), fmt::join(times, ", "), untimed);
   }
   choice.family = best.family;
   choice.implementation = best.implementation;
   choice.threads = best.threads;
-  choice.kernel = std::move(best.kernel);
+  choice.reference_won = best.family == nullptr;
+  if (!choice.reference_won) choice.kernel = std::move(best.kernel);
   return choice;
 }
 

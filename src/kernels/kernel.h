@@ -140,6 +140,8 @@ struct Choice {
   const KernelFamily* family = nullptr;  // the family that built the kernel
   int implementation = 0;                // its NodeRequest::implementation
   int threads = 1;                       // the OpenMP threads it was built for and must run on
+  // No kernel because fast-run timed the op's reference kernel fastest (then `reason` says so).
+  bool reference_won = false;
 };
 Choice choose_kernel(const NodeRequest& request);
 

@@ -14,6 +14,12 @@ kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run,
   pooled.threads = pool_threads;
   const std::string key = cache ? algo_key(pooled) : std::string();
   if (const AlgoChoice* cached = cache ? cache->find(key) : nullptr) {
+    if (cached->family == kernels::kReferenceFamily) {
+      kernels::Choice c;
+      c.reference_won = true;
+      c.reason = fmt::format("algo cache {}: {}", cache->path(), cached->reason);
+      return c;
+    }
     kernels::NodeRequest build = r;
     build.threads = cached->threads;
     kernels::Choice c =
@@ -31,10 +37,10 @@ kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run,
   if (!fast_run) return kernels::choose_kernel(r);
   std::vector<kernels::TimedCandidate> timed;
   kernels::Choice c = kernels::choose_fastest(pooled, {}, &timed);
-  if (cache && c.kernel) {
-    const double ms = std::isfinite(timed.front().best_ms) ? timed.front().best_ms : 0.0;
-    cache->store(key,
-                 {c.family->name, c.implementation, c.threads, c.kernel->name(), ms, c.reason});
+  if (cache && !timed.empty()) {
+    const kernels::TimedCandidate& best = timed.front();
+    const double ms = std::isfinite(best.best_ms) ? best.best_ms : 0.0;
+    cache->store(key, {best.family, best.implementation, best.threads, best.kernel, ms, c.reason});
   }
   return c;
 }

@@ -266,6 +266,8 @@ void Session::choose_kernels() {
         stats_.packed_bytes += k.kernel->packed_bytes();
         k.threads = info.threads;
         k.pool_threads = pool_threads;
+      } else if (choice.reference_won) {
+        info.reason = choice.reason;
       } else if (!choice.reason.empty()) {
         info.reason = "the fast kernels declined: " + choice.reason;
       }
