@@ -35,9 +35,8 @@ Dim Dim::unknown() {
   return symbol(fmt::format("?{}", counter++));
 }
 
-int64_t Dim::value() const {
-  if (!is_static()) throw NotStatic{};
-  return value_;
+void Dim::throw_not_static() {
+  throw NotStatic{};
 }
 
 const std::string& Dim::symbol() const {

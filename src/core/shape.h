@@ -22,7 +22,10 @@ class Dim {
   static Dim unknown();                      // a fresh anonymous dim ("?")
 
   bool is_static() const { return symbol_ == nullptr; }
-  int64_t value() const;              // throws NotStatic if symbolic
+  int64_t value() const {  // throws NotStatic if symbolic
+    if (symbol_) throw_not_static();
+    return value_;
+  }
   const std::string& symbol() const;  // empty when static
   std::string str() const;
 
@@ -36,6 +39,8 @@ class Dim {
   friend Dim ceil_div(const Dim& a, const Dim& b);
 
  private:
+  [[noreturn]] static void throw_not_static();
+
   int64_t value_ = 0;                    // 0 when symbolic
   const std::string* symbol_ = nullptr;  // interned name; nullptr when static
 };
