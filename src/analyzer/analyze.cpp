@@ -216,6 +216,11 @@ class Run {
     std::vector<bool> counted(graph_.values.size(), false);
     std::vector<int64_t> unknown_origin(graph_.values.size(), -1);  // where unknown-ness began
     a.nodes.resize(graph_.nodes.size());
+    a.output_infos.resize(layout_.ranks.size());
+    size_t all_dims = 0;
+    for (int64_t rank : layout_.ranks) all_dims += size_t(std::max<int64_t>(rank, 0));
+    a.output_dims.resize(all_dims);
+    Quantity* next_dims = a.output_dims.data();
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       const ir::Node& node = graph_.nodes[n];
       const NodeEval& e = reference.nodes[n];
@@ -253,15 +258,18 @@ class Run {
       fill(base + kAccumulatedSavedBytes, r.accumulated_saved_bytes);
       size_t dim = base + kNodeColumns;
       bool polynomial = true;
-      r.outputs.resize(node.outputs.size());
+      OutputInfo* outputs = a.output_infos.data() + layout_.first_output[n];
+      r.outputs = {outputs, node.outputs.size()};
       for (size_t j = 0; j < node.outputs.size(); ++j) {
-        OutputInfo& out = r.outputs[j];
+        OutputInfo& out = outputs[j];
         out.dtype = reference.metas[size_t(node.outputs[j])].dtype;
-        out.dims.resize(size_t(std::max<int64_t>(layout_.rank(n, j), 0)));
-        for (Quantity& q : out.dims) {
-          fill(dim++, q);
-          polynomial &= q.formula.has_value();
+        const size_t rank = size_t(std::max<int64_t>(layout_.rank(n, j), 0));
+        out.dims = {next_dims, rank};
+        for (size_t d = 0; d < rank; ++d) {
+          fill(dim++, next_dims[d]);
+          polynomial &= next_dims[d].formula.has_value();
         }
+        next_dims += rank;
       }
 
       switch (e.state) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,18 +45,18 @@ struct AnalyzeOptions {
 
 struct OutputInfo {
   DType dtype = DType::kUndefined;
-  std::vector<Quantity> dims;  // empty when the shape is unknown
+  std::span<const Quantity> dims;  // empty when the shape is unknown; in Analysis::output_dims
 };
 
 struct NodeAnalysis {
   NodeState state = NodeState::kInputUnknown;
   bool folded = false;  // computed before running: not counted in totals
   bool has_cost_rule = false;
-  bool backward_rule_known = false;  // false: the backward figures use the default guess
-  std::string note;                  // why figures are unknown or not formulas
-  std::vector<OutputInfo> outputs;
-  int64_t params = 0;      // elements of the parameters among the node's inputs
-  double param_bytes = 0;  // their bytes
+  bool backward_rule_known = false;     // false: the backward figures use the default guess
+  std::string note;                     // why figures are unknown or not formulas
+  std::span<const OutputInfo> outputs;  // in Analysis::output_infos
+  int64_t params = 0;                   // elements of the parameters among the node's inputs
+  double param_bytes = 0;               // their bytes
   Quantity macs, flops, backward_flops;
   Quantity bytes_read, output_bytes, workspace_bytes;
   Quantity saved_bytes;              // activations its backward pass reads
@@ -85,7 +86,15 @@ struct Totals {
   bool complete = true;  // false: some node's shapes are unknown (see Analysis lists)
 };
 
+// Move-only: nodes' outputs and dims point into its storage (two blocks for all the nodes, instead
+// of two vectors per node to allocate and free).
 struct Analysis {
+  Analysis() = default;
+  Analysis(Analysis&&) = default;
+  Analysis& operator=(Analysis&&) = default;
+  Analysis(const Analysis&) = delete;
+  Analysis& operator=(const Analysis&) = delete;
+
   std::vector<std::string> symbols;           // the formulas' symbols
   std::vector<std::optional<int64_t>> sizes;  // per symbol, the size given (if any)
   std::vector<Shape> input_shapes;            // per graph input, as analysed
@@ -98,6 +107,9 @@ struct Analysis {
   std::vector<size_t> unknown;         // downstream of those: shapes unknown
   std::vector<std::string> warnings;
   int evaluations = 0;  // graph evaluations made
+  // What NodeAnalysis::outputs and OutputInfo::dims view, node after node.
+  std::vector<OutputInfo> output_infos;
+  std::vector<Quantity> output_dims;
 
   bool all_sizes_known() const;
   // The node named `name`, or nullptr.

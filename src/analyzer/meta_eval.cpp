@@ -109,9 +109,10 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
         ops::Meta& old = out.metas[id];
         if (known) {
           ops::Meta& fresh = out.scratch_outputs[j];
-          // An unchanged output keeps its meta (and its consumers their results).
+          // An unchanged output keeps its meta (and its consumers their results). The scratch
+          // meta is reset before its next use.
           const bool changed = !incremental || !same_meta(old, fresh);
-          if (changed) std::swap(old, fresh);
+          if (changed) old = std::move(fresh);
           out.changed[id] = changed;
         } else {
           out.changed[id] = !incremental || old.present();

@@ -2,16 +2,31 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <unordered_set>
 
 #include "core/checked.h"
 #include "core/error.h"
 
 namespace strata {
 
-Dim Dim::symbol(std::string name) {
+namespace {
+
+// The one copy of each symbol name. Never freed: dims may live in objects destroyed at exit.
+const std::string* intern(std::string_view name) {
+  static std::mutex mutex;
+  static auto* names = new std::unordered_set<std::string>;
+  const std::lock_guard<std::mutex> lock(mutex);
+  return &*names->emplace(name).first;
+}
+
+}  // namespace
+
+Dim Dim::symbol(std::string_view name) {
   Dim d;
-  d.symbol_ = std::move(name);
+  if (!name.empty()) d.symbol_ = intern(name);
   return d;
 }
 
@@ -20,17 +35,17 @@ Dim Dim::unknown() {
   return symbol(fmt::format("?{}", counter++));
 }
 
-int64_t Dim::value() const {
-  if (!is_static()) throw NotStatic{};
-  return value_;
+void Dim::throw_not_static() {
+  throw NotStatic{};
+}
+
+const std::string& Dim::symbol() const {
+  static const std::string none;
+  return symbol_ ? *symbol_ : none;
 }
 
 std::string Dim::str() const {
-  return is_static() ? std::to_string(value_) : symbol_;
-}
-
-bool operator==(const Dim& a, const Dim& b) {
-  return a.symbol_ == b.symbol_ && (!a.is_static() || a.value_ == b.value_);
+  return is_static() ? std::to_string(value_) : *symbol_;
 }
 
 namespace {
@@ -81,36 +96,78 @@ Dim ceil_div(const Dim& a, const Dim& b) {
   return Dim::symbol(fmt::format("ceil({}/{})", a.str(), b.str()));
 }
 
-Shape Shape::of(const std::vector<int64_t>& dims) {
+Shape Shape::of(std::span<const int64_t> dims) {
   Shape s;
-  s.dims_.assign(dims.begin(), dims.end());
+  s.reserve(dims.size());
+  for (int64_t d : dims) s.data()[s.size_++] = d;
   return s;
 }
 
+void Shape::reserve(size_t rank) {
+  if (rank <= capacity_) return;
+  if (rank > UINT32_MAX) fail("rank {} is too large", rank);
+  Dim* dims = new Dim[rank];
+  std::copy(data(), data() + size_, dims);
+  delete[] heap_;
+  heap_ = dims;
+  capacity_ = uint32_t(rank);
+}
+
+void Shape::insert(size_t index, Dim d) {
+  if (index > size_) fail_internal("dim {} inserted into a shape of rank {}", index, size_);
+  push_back(d);
+  std::rotate(data() + index, data() + size_ - 1, data() + size_);
+}
+
+void Shape::assign(const Dim* dims, size_t rank) {
+  size_ = 0;
+  reserve(rank);
+  std::copy(dims, dims + rank, data());
+  size_ = uint32_t(rank);
+}
+
+void Shape::take(Shape& other) {
+  if (other.heap_) {
+    heap_ = other.heap_;
+    capacity_ = other.capacity_;
+    other.heap_ = nullptr;
+    other.capacity_ = kInlineRank;
+  } else {
+    std::copy(other.inline_, other.inline_ + other.size_, inline_);
+    capacity_ = kInlineRank;
+  }
+  size_ = other.size_;
+  other.size_ = 0;
+}
+
+bool operator==(const Shape& a, const Shape& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
 bool Shape::is_static() const {
-  for (const Dim& d : dims_)
+  for (const Dim& d : *this)
     if (!d.is_static()) return false;
   return true;
 }
 
 std::vector<int64_t> Shape::values() const {
   std::vector<int64_t> v;
-  v.reserve(dims_.size());
-  for (const Dim& d : dims_) v.push_back(d.value());
+  v.reserve(size_);
+  for (const Dim& d : *this) v.push_back(d.value());
   return v;
 }
 
 Dim Shape::numel() const {
   Dim n = 1;
-  for (const Dim& d : dims_) n = n * d;
+  for (const Dim& d : *this) n = n * d;
   return n;
 }
 
 std::string Shape::str() const {
   std::string s = "[";
-  for (size_t i = 0; i < dims_.size(); ++i) {
+  for (uint32_t i = 0; i < size_; ++i) {
     if (i) s += ",";
-    s += dims_[i].str();
+    s += data()[i].str();
   }
   return s + "]";
 }
@@ -125,7 +182,7 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   const int64_t rank = std::max(a.rank(), b.rank());
   Shape out;
-  out.dims().reserve(size_t(rank));
+  out.reserve(size_t(rank));
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t ia = i - (rank - a.rank());
     const int64_t ib = i - (rank - b.rank());

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -13,10 +15,20 @@ constexpr size_t kAlignment = 64;  // a cache line; what vector kernels want
 
 std::shared_ptr<void> aligned_buffer(size_t bytes) {
   const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  if (!p) fail("out of memory allocating {} bytes", bytes);
-  std::memset(p, 0, rounded == 0 ? kAlignment : rounded);
-  return std::shared_ptr<void>(p, std::free);
+  // One allocation for the buffer and its reference count (folded shape values are small and
+  // many), aligned inside: a block kAlignment larger leaves room to align its start.
+  const size_t space = (rounded == 0 ? kAlignment : rounded) + kAlignment;
+  std::shared_ptr<std::byte[]> block;
+  try {
+    block = std::make_shared_for_overwrite<std::byte[]>(space);
+  } catch (const std::bad_alloc&) {
+    fail("out of memory allocating {} bytes", bytes);
+  }
+  void* p = block.get();
+  size_t left = space;
+  std::align(kAlignment, space - kAlignment, p, left);
+  std::memset(p, 0, space - kAlignment);
+  return std::shared_ptr<void>(std::move(block), p);
 }
 }  // namespace
 

@@ -240,9 +240,9 @@ class PReluOp final : public Op {
     Shape slope_shape = slope.shape;
     const bool single_value = slope.shape.rank() == 1 && slope.shape[0] == Dim(1);
     if (is_per_channel(x.shape.rank(), slope.shape.rank(), single_value)) {
-      std::vector<Dim> dims(size_t(x.shape.rank()), Dim(1));
-      dims[1] = slope.shape[0];
-      slope_shape = Shape(std::move(dims));
+      slope_shape = Shape();
+      for (int64_t d = 0; d < x.shape.rank(); ++d)
+        slope_shape.push_back(d == 1 ? slope.shape[0] : 1);
     }
     // Unidirectional: the broadcast result must be x's own shape.
     const Shape out = broadcast_shapes(x.shape, slope_shape);

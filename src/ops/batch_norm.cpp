@@ -38,9 +38,7 @@ class BatchNormOp final : public Op {
     if (!is_float(x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
     if (x.shape.rank() < 2) fail("input X must have rank at least 2, got shape {}", x.shape.str());
     // Per channel: [C]; per element (spatial=0): [C, D1..Dn].
-    const Shape expected =
-        per_element_ ? Shape(std::vector<Dim>(x.shape.dims().begin() + 1, x.shape.dims().end()))
-                     : Shape{x.shape[1]};
+    const Shape expected = per_element_ ? Shape(x.shape.dims().subspan(1)) : Shape{x.shape[1]};
     static const char* const kNames[kParams] = {"scale", "B", "mean", "var"};
     for (size_t i = 0; i < kParams; ++i) {
       const Meta& p = ctx.input(i + 1);

@@ -1,5 +1,6 @@
 // Constant: outputs the tensor given by exactly one of its value attributes.
 #include <cstring>
+#include <memory>
 #include <span>
 
 #include "ops/layout_util.h"
@@ -36,26 +37,27 @@ Tensor constant_value(const NodeInfo& node) {
 
 class ConstantOp final : public Op {
  public:
-  explicit ConstantOp(const NodeInfo& node) : value_(constant_value(node)) {}
+  explicit ConstantOp(const NodeInfo& node)
+      : value_(std::make_shared<const Tensor>(constant_value(node))) {}
 
   void infer(InferContext& ctx) const override { ctx.set_output_value(0, value_); }
 
   // Writes its bytes; the value itself is a parameter of the model.
   std::optional<Cost> cost(const CostContext& ctx) const override {
     Cost cost = data_movement_cost(ctx);
-    cost.param_bytes = double(value_.nbytes());
+    cost.param_bytes = double(value_->nbytes());
     return cost;
   }
 
   void run(KernelContext& ctx) const override {
     Tensor& out = ctx.output(0);
-    if (out.nbytes() != value_.nbytes())
-      fail_internal("constant of {} bytes into an output of {}", value_.nbytes(), out.nbytes());
-    if (value_.nbytes()) std::memcpy(out.raw(), value_.raw(), value_.nbytes());
+    if (out.nbytes() != value_->nbytes())
+      fail_internal("constant of {} bytes into an output of {}", value_->nbytes(), out.nbytes());
+    if (value_->nbytes()) std::memcpy(out.raw(), value_->raw(), value_->nbytes());
   }
 
  private:
-  Tensor value_;
+  std::shared_ptr<const Tensor> value_;  // shared with the outputs' metas, never copied
 };
 
 }  // namespace

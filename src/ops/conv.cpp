@@ -131,7 +131,7 @@ class ConvOp final : public Op {
     if (w[0].is_static() && w[0].value() % group != 0)
       fail("W has {} output channels, not a multiple of group {}", w[0].value(), group);
     Shape out;
-    out.dims().reserve(2 + window.rank());
+    out.reserve(2 + window.rank());
     out.push_back(x[0]);
     out.push_back(w[0]);
     for (size_t d = 0; d < window.rank(); ++d)

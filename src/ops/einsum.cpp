@@ -113,9 +113,8 @@ Sizes resolve_sizes(const Equation& eq, const std::vector<Shape>& shapes) {
       fail("input {} has rank {}, which does not match its subscripts '{}'", k, shape.rank(),
            term.labels);
     if (term.has_ellipsis()) {
-      const auto first = shape.dims().begin() + term.ellipsis_at;
-      sizes.ellipsis =
-          broadcast_shapes(sizes.ellipsis, Shape(std::vector<Dim>(first, first + ellipsis_rank)));
+      const Shape ellipsis(shape.dims().subspan(size_t(term.ellipsis_at), size_t(ellipsis_rank)));
+      sizes.ellipsis = broadcast_shapes(sizes.ellipsis, ellipsis);
     }
     std::map<char, Dim> own;  // a label repeated within one operand needs equal sizes
     for (int64_t p = 0; p < int64_t(term.labels.size()); ++p) {

@@ -56,7 +56,7 @@ class GatherOp final : public Op {
     if (data.rank() == 0) fail("input 'data' must have rank >= 1");
     const int64_t axis = normalize_axis(axis_, data.rank());
     Shape out;
-    out.dims().reserve(size_t(data.rank() - 1 + ctx.shape(1).rank()));
+    out.reserve(size_t(data.rank() - 1 + ctx.shape(1).rank()));
     for (int64_t d = 0; d < axis; ++d) out.push_back(data[d]);
     for (const Dim& d : ctx.shape(1).dims()) out.push_back(d);
     for (int64_t d = axis + 1; d < data.rank(); ++d) out.push_back(data[d]);

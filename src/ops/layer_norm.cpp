@@ -56,7 +56,7 @@ class LayerNormOp final : public Op {
     const Meta& x = ctx.input(0);
     if (!is_float(x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
     const int64_t axis = normalize_axis(axis_, x.shape.rank());
-    const Shape normalized(std::vector<Dim>(x.shape.dims().begin() + axis, x.shape.dims().end()));
+    const Shape normalized(x.shape.dims().subspan(size_t(axis)));
     static const char* const kNames[] = {"Scale", "B"};
     for (size_t i = 1; i <= 2; ++i) {
       if (!ctx.has_input(i)) continue;

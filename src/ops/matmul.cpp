@@ -21,18 +21,15 @@ struct MatMulShapes {
 MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
   if (a.rank() == 0 || b.rank() == 0) fail("inputs must have rank >= 1, got a scalar");
   MatMulShapes s;
-  const std::vector<Dim>& ad = a.dims();
-  const std::vector<Dim>& bd = b.dims();
-  s.a_batch = Shape(std::vector<Dim>(ad.begin(), ad.end() - std::min<int64_t>(a.rank(), 2)));
-  s.b_batch = Shape(std::vector<Dim>(bd.begin(), bd.end() - std::min<int64_t>(b.rank(), 2)));
+  s.a_batch = Shape(a.dims().first(size_t(a.rank() - std::min<int64_t>(a.rank(), 2))));
+  s.b_batch = Shape(b.dims().first(size_t(b.rank() - std::min<int64_t>(b.rank(), 2))));
   s.batch = broadcast_shapes(s.a_batch, s.b_batch);
   s.m = a.rank() == 1 ? Dim(1) : a[a.rank() - 2];
   s.k = a[a.rank() - 1];
   const Dim& b_k = b.rank() == 1 ? b[0] : b[b.rank() - 2];
   s.n = b.rank() == 1 ? Dim(1) : b[b.rank() - 1];
   require_equal_dims(s.k, b_k, "the inner dimensions of A and B");
-  s.out.dims().reserve(size_t(s.batch.rank()) + 2);
-  s.out.dims().assign(s.batch.dims().begin(), s.batch.dims().end());
+  s.out = s.batch;
   if (a.rank() > 1) s.out.push_back(s.m);
   if (b.rank() > 1) s.out.push_back(s.n);
   return s;

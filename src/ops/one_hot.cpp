@@ -24,7 +24,7 @@ class OneHotOp final : public Op {
     const int64_t axis = normalize_axis(axis_, indices.rank() + 1);
     const int64_t depth = depth_of(ctx.value(1));
     Shape out = indices;
-    out.dims().insert(out.dims().begin() + axis, Dim(depth));
+    out.insert(size_t(axis), Dim(depth));
     ctx.set_output(0, ctx.dtype(2), out);
   }
 

@@ -96,10 +96,14 @@ void InferContext::set_output(size_t i, DType dtype, Shape shape) {
 }
 
 void InferContext::set_output_value(size_t i, Tensor value) {
+  set_output_value(i, std::make_shared<const Tensor>(std::move(value)));
+}
+
+void InferContext::set_output_value(size_t i, std::shared_ptr<const Tensor> value) {
   if (i >= outputs_.size()) return;
-  outputs_[i].dtype = value.dtype();
-  outputs_[i].shape = Shape::of(value.shape());
-  outputs_[i].value = std::make_shared<const Tensor>(std::move(value));
+  outputs_[i].dtype = value->dtype();
+  outputs_[i].shape = Shape::of(value->shape());
+  outputs_[i].value = std::move(value);
 }
 
 namespace {

@@ -100,6 +100,8 @@ class InferContext {
   void set_output(size_t i, DType dtype, Shape shape);
   // For rules that know the output's value as well (Shape, Size): enables folding.
   void set_output_value(size_t i, Tensor value);
+  // The same for a value the op keeps (a Constant's): shared, not copied.
+  void set_output_value(size_t i, std::shared_ptr<const Tensor> value);
 
  private:
   const std::vector<const Meta*>& inputs_;

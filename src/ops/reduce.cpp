@@ -162,7 +162,7 @@ class ReduceOp final : public Op {
         axes_from_input_ && ctx.has_input(1) ? ctx.ints(1) : axes_attr_;
     const std::vector<bool> mask = reduced_mask(axes, data.shape.rank());
     Shape out;
-    out.dims().reserve(size_t(data.shape.rank()));
+    out.reserve(size_t(data.shape.rank()));
     for (int64_t d = 0; d < data.shape.rank(); ++d) {
       if (!mask[size_t(d)])
         out.push_back(data.shape[d]);

@@ -13,7 +13,7 @@ namespace {
 struct Factors {
   int64_t known = 1;
   std::vector<std::string> symbols;
-  explicit Factors(const std::vector<Dim>& dims) {
+  explicit Factors(std::span<const Dim> dims) {
     for (const Dim& d : dims) {
       if (d.is_static()) {
         known = checked_mul(known, d.value());
@@ -26,9 +26,9 @@ struct Factors {
 
 // The size of the -1 dim: numel(in) / product(other output dims). Symbols that appear on both
 // sides cancel (Reshape [N,3,4] -> [N,-1] gives 12); NotStatic when the quotient stays unknown.
-Dim inferred_dim(const Shape& in, const std::vector<Dim>& others) {
+Dim inferred_dim(const Shape& in, const Shape& others) {
   Factors num(in.dims());
-  Factors den(others);
+  Factors den(others.dims());
   for (const std::string& s : den.symbols) {
     auto it = std::find(num.symbols.begin(), num.symbols.end(), s);
     if (it == num.symbols.end()) throw NotStatic{};
@@ -58,7 +58,7 @@ class ReshapeOp final : public Op {
     const Shape& in = ctx.shape(0);
     const std::vector<int64_t> requested = ctx.ints(1);
     if (ctx.shape(1).rank() != 1) fail("input 'shape' must be one-dimensional");
-    std::vector<Dim> dims;
+    Shape dims;
     dims.reserve(requested.size());
     int64_t infer_at = -1;
     for (size_t i = 0; i < requested.size(); ++i) {
@@ -78,15 +78,15 @@ class ReshapeOp final : public Op {
       }
     }
     if (infer_at >= 0) {
-      dims.insert(dims.begin() + infer_at, inferred_dim(in, dims));
+      dims.insert(size_t(infer_at), inferred_dim(in, dims));
     } else {
       Dim numel = 1;  // of the target, without copying it into a Shape
       for (const Dim& d : dims) numel = numel * d;
       const Dim in_numel = in.numel();
       if (numel.is_static() && in_numel.is_static() && numel.value() != in_numel.value())
-        fail("cannot reshape {} into {}", in.str(), Shape(dims).str());
+        fail("cannot reshape {} into {}", in.str(), dims.str());
     }
-    ctx.set_output(0, ctx.dtype(0), Shape(std::move(dims)));
+    ctx.set_output(0, ctx.dtype(0), std::move(dims));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {

@@ -40,7 +40,7 @@ class SqueezeOp final : public Op {
       for (int64_t d = 0; d < in.rank(); ++d) drop[size_t(d)] = in[d].value() == 1;
     }
     Shape out;
-    out.dims().reserve(size_t(in.rank()));
+    out.reserve(size_t(in.rank()));
     for (int64_t d = 0; d < in.rank(); ++d)
       if (!drop[size_t(d)]) out.push_back(in[d]);
     return out;
@@ -52,7 +52,7 @@ class SqueezeOp final : public Op {
     std::vector<bool> inserted(size_t(rank), false);
     for (int64_t a : normalize_axes(*axes, rank)) inserted[size_t(a)] = true;
     Shape out;
-    out.dims().reserve(size_t(rank));
+    out.reserve(size_t(rank));
     int64_t next = 0;
     for (int64_t d = 0; d < rank; ++d) out.push_back(inserted[size_t(d)] ? Dim(1) : in[next++]);
     return out;

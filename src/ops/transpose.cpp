@@ -16,7 +16,7 @@ class TransposeOp final : public Op {
     const Shape& in = ctx.shape(0);
     const std::vector<int64_t> perm = permutation(in.rank());
     Shape out;
-    out.dims().reserve(perm.size());
+    out.reserve(perm.size());
     for (int64_t axis : perm) out.push_back(in[axis]);
     ctx.set_output(0, ctx.dtype(0), std::move(out));
   }
