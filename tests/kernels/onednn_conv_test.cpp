@@ -119,6 +119,30 @@ TEST(OnednnConv, RandomShapesMatchTheReferenceKernel) {
   }
 }
 
+// oneDNN's GEMM-based convolution (its choice in plain layouts here) applies eltwise post-ops
+// through scalar reference code: the kernel runs the activation as its own primitive after it,
+// after the residual sum, and must still match the reference.
+TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
+  std::mt19937 rng(7);
+  for (const char* activation : {"Relu", "Clip", "Sigmoid", "Silu", "Gelu", "LeakyRelu", "Tanh",
+                                 "HardSwish", "HardSigmoid", "Elu"}) {
+    for (bool residual : {false, true}) {
+      ConvCase k{1,      6,      10,           1,          2,    {13, 11}, {1, 1},
+                 {1, 1}, {1, 1}, {0, 0, 0, 0}, activation, true, residual};
+      SCOPED_TRACE(describe(k));
+      auto [graph, inputs] = conv_graph(k, rng);
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kPlain);
+      ASSERT_EQ(steps.size(), 1u);
+      if (steps[0].kernel.find(":gemm:") != std::string::npos)
+        EXPECT_NE(steps[0].kernel.find("+eltwise_"), std::string::npos) << steps[0].kernel;
+      else
+        ADD_FAILURE() << "expected oneDNN's GEMM convolution in plain layout, got "
+                      << steps[0].kernel;
+    }
+  }
+}
+
 TEST(OnednnConv, AutoPadSameUpperAndLower) {
   std::mt19937 rng(7);
   for (const char* pad : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {

@@ -1,5 +1,8 @@
 #include "kernels/onednn/onednn.h"
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <algorithm>
 #include <atomic>
 
 #include "core/error.h"
@@ -149,6 +152,35 @@ void SrcDstKernel::run(const KernelArgs& args) {
   primitive_.set(src_slot_, args.inputs[0]->raw());
   primitive_.set(dst_slot_, args.outputs[0]->raw());
   primitive_.run(args.scratch);
+}
+
+InPlaceActivation::InPlaceActivation(const ops::Activation& activation, const memory::desc& data) {
+  dnnl::post_ops post_ops;
+  if (!append_activation(post_ops, activation))
+    fail_internal("oneDNN has no eltwise for activation {}", int(activation.kind));
+  for (int i = 0; i < post_ops.len(); ++i) {
+    float scale = 1, alpha = 0, beta = 0;
+    dnnl::algorithm algorithm;
+    post_ops.get_params_eltwise(i, scale, algorithm, alpha, beta);
+    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, data,
+                                           alpha, beta);
+    const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    Step step{BoundPrimitive(dnnl::eltwise_forward(pd), pd.scratchpad_desc())};
+    step.src_slot = step.primitive.add_slot(DNNL_ARG_SRC, data);
+    step.dst_slot = step.primitive.add_slot(DNNL_ARG_DST, data);
+    scratch_bytes_ = std::max(scratch_bytes_, step.primitive.scratch_bytes());
+    name_ += (name_.empty() ? "" : "+") +
+             std::string(dnnl_alg_kind2str(dnnl_alg_kind_t(algorithm))) + ":" + pd.impl_info_str();
+    steps_.push_back(std::move(step));
+  }
+}
+
+void InPlaceActivation::run(void* data, void* scratch) {
+  for (Step& step : steps_) {
+    step.primitive.set(step.src_slot, data);
+    step.primitive.set(step.dst_slot, data);
+    step.primitive.run(scratch);
+  }
 }
 
 memory reorder_to(const void* src, const memory::desc& plain_desc, const memory::desc& desc) {

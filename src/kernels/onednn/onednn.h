@@ -95,6 +95,29 @@ class SrcDstKernel : public Kernel {
   int src_slot_ = -1, dst_slot_ = -1;
 };
 
+// The eltwise post-ops of an activation run as their own primitives, in place on a tensor of
+// `data`'s format, one after the other: for implementations that would apply them as post-ops
+// through oneDNN's scalar reference code.
+class InPlaceActivation {
+ public:
+  InPlaceActivation() = default;
+  InPlaceActivation(const ops::Activation& activation, const dnnl::memory::desc& data);
+  bool empty() const { return steps_.empty(); }
+  // "eltwise_relu:jit:avx512_core" for each step, joined by '+'.
+  const std::string& name() const { return name_; }
+  int64_t scratch_bytes() const { return scratch_bytes_; }
+  void run(void* data, void* scratch);
+
+ private:
+  struct Step {
+    BoundPrimitive primitive;
+    int src_slot = -1, dst_slot = -1;
+  };
+  std::vector<Step> steps_;
+  std::string name_;
+  int64_t scratch_bytes_ = 0;
+};
+
 // Copies `src` (plain, e.g. a constant weight) into a new memory of `desc`, reordering once.
 dnnl::memory reorder_to(const void* src, const dnnl::memory::desc& plain_desc,
                         const dnnl::memory::desc& desc);
