@@ -27,8 +27,8 @@ JsonCacheFile read_json_cache(const std::string& path, const JsonCacheKind& kind
   try {
     j = json::parse(text.str());
   } catch (const json::exception&) {
-    warn_if(kind, fmt::format("{}: the {} is not valid JSON; ignored ({} and replacing it)", path,
-                              kind.what, kind.redo));
+    warn_if(kind,
+            fmt::format("{}: the {} is not valid JSON; ignored ({})", path, kind.what, kind.redo));
     return cache;
   }
   if (!j.is_object() || j.value("format", json()) != kind.format) {

@@ -14,7 +14,7 @@ struct JsonCacheKind {
   const char* format;  // the "format" string, e.g. "strata-machine-cache"
   int version;
   const char* what;  // "machine cache"
-  const char* redo;  // what strata does instead of trusting it: "re-measuring"
+  const char* redo;  // what strata does instead: "re-measuring and replacing it"
   const char* loss;  // what is lost when it cannot be written: "the peaks were measured"
   std::function<void(const std::string&)> warn;  // nullptr: warnings dropped
 };

@@ -1,13 +1,13 @@
 #include "kernels/fast_run.h"
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
 #include <memory>
 
+#include "kernels/omp_threads.h"
 #include "kernels/onednn/version.h"
 
 namespace strata::kernels {
@@ -97,27 +97,23 @@ double run_ms(Kernel& kernel, const KernelArgs& args) {
 void add_candidates(const NodeRequest& r, std::vector<Candidate>& candidates,
                     std::vector<std::string>& refusals) {
   const OmpThreads threads(r.threads);
-  for (const KernelFamily& family : kernel_families()) {
-    if (!family.serves(r.node)) continue;
-    const Verdict verdict = family.supports(r);
-    if (!verdict.ok) {
-      refusals.push_back(fmt::format("{}: {}", family.name, verdict.reason));
-      continue;
-    }
-    const int count = family.lists_implementations ? kMaxImplementations : 1;
+  for (const SupportingFamily& supporting : supporting_families(r, refusals)) {
+    const KernelFamily* family = supporting.family;
+    const int count = family->lists_implementations ? kMaxImplementations : 1;
+    std::vector<std::string> unreported;  // why a later implementation failed: not the family's
     for (int i = 0; i < count; ++i) {
       NodeRequest request = r;
       request.implementation = i;
+      std::unique_ptr<Kernel> kernel;
       try {
-        candidates.push_back({&family, i, r.threads, family.prepare(request)});
+        kernel = prepare_or_refuse(*family, request, i == 0 ? refusals : unreported);
       } catch (const NoSuchImplementation&) {
         break;
-      } catch (const std::exception& e) {  // the library turned this implementation down
-        if (i == 0) {  // the family's default failed: the rest are built from the same descriptor
-          refusals.push_back(fmt::format("{}: {}", family.name, e.what()));
-          break;
-        }
       }
+      if (kernel)
+        candidates.push_back({family, i, r.threads, std::move(kernel)});
+      else if (i == 0)  // the family's default failed: the rest are built from the same descriptor
+        break;
     }
   }
 }
@@ -252,6 +248,7 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options,
   choice.family = best.family;
   choice.implementation = best.implementation;
   choice.threads = best.threads;
+  choice.threads_timed = true;
   choice.reference_won = best.family == nullptr;
   if (!choice.reference_won) choice.kernel = std::move(best.kernel);
   return choice;
@@ -284,14 +281,6 @@ Choice prepare_implementation(const NodeRequest& request, const std::string& fam
   choice.reason =
       fmt::format("no kernel family '{}' offers implementation #{}", family_name, implementation);
   return choice;
-}
-
-OmpThreads::OmpThreads(int threads) : saved_(omp_get_max_threads()) {
-  if (threads != saved_) omp_set_num_threads(threads);
-}
-
-OmpThreads::~OmpThreads() {
-  if (omp_get_max_threads() != saved_) omp_set_num_threads(saved_);
 }
 
 }  // namespace strata::kernels

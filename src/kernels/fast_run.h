@@ -52,17 +52,4 @@ Choice choose_fastest(const NodeRequest& request, const FastRunOptions& options 
 Choice prepare_implementation(const NodeRequest& request, const std::string& family,
                               int implementation);
 
-// Sets OpenMP's thread count (the ICV: no system call) for its lifetime, and restores the count
-// it found. Kernels are built for, and must run on, the count current when they are prepared.
-class OmpThreads {
- public:
-  explicit OmpThreads(int threads);
-  ~OmpThreads();
-  OmpThreads(const OmpThreads&) = delete;
-  OmpThreads& operator=(const OmpThreads&) = delete;
-
- private:
-  int saved_;
-};
-
 }  // namespace strata::kernels

@@ -140,10 +140,26 @@ struct Choice {
   const KernelFamily* family = nullptr;  // the family that built the kernel
   int implementation = 0;                // its NodeRequest::implementation
   int threads = 1;                       // the OpenMP threads it was built for and must run on
+  bool threads_timed =
+      false;  // fast-run (now or in the algo cache) chose `threads`, not the request
   // No kernel because fast-run timed the op's reference kernel fastest (then `reason` says so).
   bool reference_won = false;
 };
 Choice choose_kernel(const NodeRequest& request);
+
+// The families that serve and support the node, in the registry's order, each with its verdict's
+// reason; `refusals` receives why the others that serve it declined ("family: reason").
+struct SupportingFamily {
+  const KernelFamily* family;
+  std::string reason;
+};
+std::vector<SupportingFamily> supporting_families(const NodeRequest& request,
+                                                  std::vector<std::string>& refusals);
+
+// `family`'s kernel for the request, or nullptr when the library turns the configuration down
+// (why is appended to `refusals`). NoSuchImplementation passes through.
+std::unique_ptr<Kernel> prepare_or_refuse(const KernelFamily& family, const NodeRequest& request,
+                                          std::vector<std::string>& refusals);
 
 // How many times the fast kernels have called into their library (oneDNN primitive executions),
 // over all threads. oneDNN's execute allocates a few small blocks per call for its argument map

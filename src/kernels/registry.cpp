@@ -38,25 +38,42 @@ LayoutPolicy parse_layout_policy(const std::string& text) {
   fail("--layout must be nchw, nhwc, blocked or auto, not '{}'", text);
 }
 
-Choice choose_kernel(const NodeRequest& request) {
-  Choice choice;
-  std::vector<std::string> refusals;
+std::vector<SupportingFamily> supporting_families(const NodeRequest& request,
+                                                  std::vector<std::string>& refusals) {
+  std::vector<SupportingFamily> families;
   for (const KernelFamily& family : kernel_families()) {
     if (!family.serves(request.node)) continue;
     const Verdict verdict = family.supports(request);
-    if (!verdict.ok) {
+    if (verdict.ok)
+      families.push_back({&family, verdict.reason});
+    else
       refusals.push_back(fmt::format("{}: {}", family.name, verdict.reason));
-      continue;
-    }
-    try {
-      choice.kernel = family.prepare(request);
-      choice.reason = verdict.reason;
-      choice.family = &family;
-      choice.threads = request.threads;
-      return choice;
-    } catch (const std::exception& e) {  // the library turned the configuration down
-      refusals.push_back(fmt::format("{}: {}", family.name, e.what()));
-    }
+  }
+  return families;
+}
+
+std::unique_ptr<Kernel> prepare_or_refuse(const KernelFamily& family, const NodeRequest& request,
+                                          std::vector<std::string>& refusals) {
+  try {
+    return family.prepare(request);
+  } catch (const NoSuchImplementation&) {
+    throw;
+  } catch (const std::exception& e) {  // the library turned the configuration down
+    refusals.push_back(fmt::format("{}: {}", family.name, e.what()));
+    return nullptr;
+  }
+}
+
+Choice choose_kernel(const NodeRequest& request) {
+  Choice choice;
+  std::vector<std::string> refusals;
+  for (const SupportingFamily& supporting : supporting_families(request, refusals)) {
+    choice.kernel = prepare_or_refuse(*supporting.family, request, refusals);
+    if (!choice.kernel) continue;
+    choice.reason = supporting.reason;
+    choice.family = supporting.family;
+    choice.threads = request.threads;
+    return choice;
   }
   choice.reason = fmt::format("{}", fmt::join(refusals, "; "));
   return choice;

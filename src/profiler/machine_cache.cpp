@@ -23,7 +23,11 @@ constexpr double kFlopsSeconds = 0.2;  // fastest of about 200 FMA runs of 1 ms
 constexpr int kBandwidthPasses = 8;    // triads over 3 × 128 MiB here: about 0.5 s
 
 io::JsonCacheKind cache_kind(const MachineCacheOptions& options) {
-  return {kCacheFormat, kCacheVersion, "machine cache", "re-measuring", "the peaks were measured",
+  return {kCacheFormat,
+          kCacheVersion,
+          "machine cache",
+          "re-measuring and replacing it",
+          "the peaks were measured",
           options.warn};
 }
 

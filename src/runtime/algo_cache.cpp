@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 io::JsonCacheKind cache_kind(const std::function<void(const std::string&)>& warn) {
-  return {"strata-algo-cache",     1,   "algo cache", "timing again with --fast-run",
+  return {"strata-algo-cache",     1,   "algo cache", "replaced when --fast-run times new choices",
           "the choices were made", warn};
 }
 
@@ -73,9 +73,11 @@ AlgoCache::AlgoCache(std::string path, std::function<void(const std::string&)> w
         differences.push_back(fmt::format(
             "{} {} (here {})", what, theirs.is_string() ? theirs.get<std::string>() : "?", value));
     }
-    warn(fmt::format("{}: the algo cache was timed with {}; its choices are ignored and replaced",
-                     path_, fmt::join(differences, ", ")));
-    changed_ = true;
+    // Not rewritten until fast-run stores new choices: without them its entries would be lost.
+    warn(
+        fmt::format("{}: the algo cache was timed with {}; its choices are ignored (and replaced "
+                    "when --fast-run times new ones)",
+                    path_, fmt::join(differences, ", ")));
     return;
   }
   const json entries = file.body.value("entries", json());

@@ -2,8 +2,9 @@
 // family and implementation that won and the timings that made it win. A configuration is the op
 // and its attributes, the dtypes, shapes and layouts of its inputs and outputs, the layout policy
 // and the threads; the file records the CPU and the library versions it was timed with. A file
-// made elsewhere (another CPU, oneDNN or strata) or unreadable is ignored with a warning and
-// rewritten; an entry naming an implementation that is no longer built is ignored with a warning.
+// made elsewhere (another CPU, oneDNN or strata) or unreadable is ignored with a warning, and
+// replaced once fast-run stores new choices; an entry naming an implementation that is no longer
+// built is ignored with a warning and dropped from the file.
 #pragma once
 
 #include <functional>

@@ -25,6 +25,7 @@ kernels::Choice choose_step_kernel(const kernels::NodeRequest& r, bool fast_run,
     kernels::Choice c =
         kernels::prepare_implementation(build, cached->family, cached->implementation);
     if (c.kernel && c.kernel->name() == cached->kernel) {
+      c.threads_timed = true;
       c.reason = fmt::format("algo cache {}: {}", cache->path(), cached->reason);
       return c;
     }

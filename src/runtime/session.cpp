@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "kernels/omp_threads.h"
 #include "passes/infer_shapes.h"
 #include "runtime/kernel_choice.h"
 
@@ -241,32 +242,26 @@ void Session::choose_kernels() {
       // oneDNN sizes a primitive's parallel work for the threads it sees when it is built.
       info.threads = threads_for(s);
       r.threads = info.threads;
-      if (info.threads != pool_threads) omp_set_num_threads(info.threads);
-      kernels::Choice choice;
-      try {
-        choice = ir::with_node_context(graph_, node, [&] {
+      kernels::Choice choice = [&] {
+        const kernels::OmpThreads threads(info.threads);
+        return ir::with_node_context(graph_, node, [&] {
           return choose_step_kernel(r, options_.fast_run, options_.algo_cache.get(), pool_threads);
         });
-      } catch (...) {
-        omp_set_num_threads(pool_threads);
-        throw;
-      }
-      if (info.threads != pool_threads) omp_set_num_threads(pool_threads);
+      }();
       if (choice.kernel) {
         k.kernel = std::move(choice.kernel);
         info.threads = choice.threads;
         info.kernel = k.kernel->name();
         info.reason = choice.reason;
-        if (info.threads == 1 && pool_threads > 1 && !options_.fast_run &&
-            choice.reason.rfind("algo cache", 0) != 0)
+        if (info.threads == 1 && pool_threads > 1 && !choice.threads_timed)
           info.reason +=
               fmt::format("; on 1 thread: too small to share (under {:g} FLOPs and {:g} bytes)",
                           options_.single_thread_flops, options_.single_thread_bytes);
         stats_.fast_steps++;
         stats_.packed_bytes += k.kernel->packed_bytes();
         k.threads = info.threads;
-        k.pool_threads = pool_threads;
       } else if (choice.reference_won) {
+        info.threads = pool_threads;  // the op's own kernel runs on the session's pool
         info.reason = choice.reason;
       } else if (!choice.reason.empty()) {
         info.reason = "the fast kernels declined: " + choice.reason;
@@ -516,16 +511,7 @@ void Session::run_step(size_t s) {
     convert(k.conversions, k.scratch);
     if (k.kernel) {
       {
-        // A step built for fewer threads runs on that many (an OpenMP ICV: no system call),
-        // and the pool's count comes back even when the kernel throws.
-        struct ThreadScope {
-          int restore;
-          bool active;
-          ~ThreadScope() {
-            if (active) omp_set_num_threads(restore);
-          }
-        } scope{k.pool_threads, k.threads != k.pool_threads};
-        if (scope.active) omp_set_num_threads(k.threads);
+        const kernels::OmpThreads threads(k.threads);  // a step built for fewer runs on that many
         k.kernel->run({step_inputs_[s].data(), step_inputs_[s].size(), step_outputs_[s].data(),
                        step_outputs_[s].size(), k.scratch});
       }

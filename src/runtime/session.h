@@ -125,7 +125,7 @@ class Session {
     std::vector<Conversion> conversions;
     std::vector<Conversion> after;  // graph outputs the kernel wrote in a non-plain layout
     void* scratch = nullptr;
-    int threads = 1, pool_threads = 1;  // the kernel's threads; the session's, restored after
+    int threads = 1;  // the threads the kernel was built for and runs on
   };
   static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.

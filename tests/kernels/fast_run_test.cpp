@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "kernels/kernel_test_util.h"
+#include "kernels/omp_threads.h"
 
 namespace strata::test {
 namespace {

@@ -82,14 +82,20 @@ TEST(AlgoCache, FastRunChoicesAreSavedAndReused) {
   EXPECT_TRUE(runtime::compare(second.output, first.output, {1e-5, 1e-5}).ok);
 }
 
-TEST(AlgoCache, ACacheFromAnotherMachineIsIgnoredAndReplaced) {
-  TempDir dir;
-  const std::string path = dir.path("algo.json");
-  const ir::Graph graph = conv_relu_graph();
+// Fills `path` by a fast-run of `graph`, then makes it look timed on another CPU; returns it.
+json foreign_cache(const ir::Graph& graph, const std::string& path) {
   prepare(graph, path, true);
   json foreign = read(path);
   foreign["environment"]["cpu"] = "Imaginary CPU 9000";
   write(path, foreign);
+  return foreign;
+}
+
+TEST(AlgoCache, ACacheFromAnotherMachineIsIgnoredAndReplaced) {
+  TempDir dir;
+  const std::string path = dir.path("algo.json");
+  const ir::Graph graph = conv_relu_graph();
+  foreign_cache(graph, path);
   const Prepared p = prepare(graph, path, true);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("cpu Imaginary CPU 9000 (here "), std::string::npos)
@@ -97,6 +103,18 @@ TEST(AlgoCache, ACacheFromAnotherMachineIsIgnoredAndReplaced) {
   for (const runtime::StepInfo& s : p.steps)
     EXPECT_EQ(s.reason.find("algo cache"), std::string::npos) << s.reason;
   EXPECT_EQ(read(path)["environment"]["cpu"], runtime::AlgoCache::environment()["cpu"]);
+}
+
+TEST(AlgoCache, ACacheFromAnotherMachineIsKeptWhenNothingIsTimed) {
+  TempDir dir;
+  const std::string path = dir.path("algo.json");
+  const ir::Graph graph = conv_relu_graph();
+  const json foreign = foreign_cache(graph, path);
+  const Prepared p = prepare(graph, path, false);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("replaced when --fast-run times new ones"), std::string::npos)
+      << p.warnings[0];
+  EXPECT_EQ(read(path), foreign) << "without fast-run there is nothing to write in its place";
 }
 
 TEST(AlgoCache, AnEntryNamingAnotherImplementationIsNotTrusted) {
@@ -124,6 +142,11 @@ TEST(AlgoCache, ACorruptFileIsIgnoredWithAWarning) {
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("the algo cache is not valid JSON"), std::string::npos)
       << p.warnings[0];
+  EXPECT_NE(p.warnings[0].find("replaced when --fast-run times new choices"), std::string::npos)
+      << p.warnings[0];
+  std::ifstream in(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json")
+      << "without fast-run nothing replaces it";
 }
 
 TEST(AlgoCache, KeysTellConfigurationsApart) {
