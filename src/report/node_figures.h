@@ -28,6 +28,13 @@ struct NodeFigures {
 
 NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::MachineInfo& machine);
 
+// Whether the node's kernel does fewer multiplications than its cost rule counts (a Winograd
+// convolution): its FLOP/s are then effective, the direct algorithm's FLOPs over its time, and may
+// exceed the machine's peak without the peak being wrong.
+inline bool counts_effective_flops(const profiler::NodeProfile& node) {
+  return node.kernel.find("wino") != std::string::npos;
+}
+
 // Scope rows (op_type "scope": user code timed with the scoped-timer API) are not graph nodes:
 // they are left out of the parts-and-whole reconciliation.
 inline bool is_user_scope(const profiler::NodeProfile& node) {

@@ -62,8 +62,10 @@ std::string describe(const ConvCase& k) {
          (k.residual ? " residual" : "");
 }
 
-// A graph of one FusedConv (or a plain Conv when nothing is fused) and its random inputs.
-std::pair<ir::Graph, std::vector<Tensor>> conv_graph(const ConvCase& k, std::mt19937& rng) {
+// A graph of one FusedConv (or a plain Conv when nothing is fused) and its random inputs; with
+// `reader`, that op (one input, any layout) reads the convolution's output and gives the graph's.
+std::pair<ir::Graph, std::vector<Tensor>> conv_graph(const ConvCase& k, std::mt19937& rng,
+                                                     const char* reader = nullptr) {
   GraphBuilder b;
   std::vector<int64_t> x_shape = {k.n, k.c};
   x_shape.insert(x_shape.end(), k.in.begin(), k.in.end());
@@ -98,7 +100,12 @@ std::pair<ir::Graph, std::vector<Tensor>> conv_graph(const ConvCase& k, std::mt1
     node.attributes["activation_alpha"] = attr_float(k.activation == "Clip" ? -0.3f : 0.1f);
     node.attributes["activation_beta"] = attr_float(0.4f);
   }
-  b.output("y");
+  if (reader) {
+    b.node(reader, {"y"}, {"read"});
+    b.output("read");
+  } else {
+    b.output("y");
+  }
   return {b.build(), inputs};
 }
 
@@ -141,6 +148,41 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
                       << steps[0].kernel;
     }
   }
+}
+
+// 3×3 stride-1 convolutions with 64 channels or more whose output may stay blocked (here read by
+// a Neg) run Winograd's algorithm (fewer multiplications, other rounding): still within the
+// reference's tolerance, residual and ReLU too.
+TEST(OnednnConv, WideThreeByThreeConvolutionsRunWinograd) {
+  std::mt19937 rng(64);
+  for (bool residual : {false, true}) {
+    ConvCase k{1,
+               64,
+               80,
+               1,
+               2,
+               {15, 13},
+               {3, 3},
+               {1, 1},
+               {1, 1},
+               {1, 1, 1, 1},
+               residual ? "Relu" : "",
+               true,
+               residual};
+    SCOPED_TRACE(describe(k));
+    auto [graph, inputs] = conv_graph(k, rng, "Neg");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_NE(steps[0].kernel.find("wino"), std::string::npos) << steps[0].kernel;
+  }
+  ConvCase narrow{1, 16, 16, 1, 2, {15, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", true, false};
+  auto [graph, inputs] = conv_graph(narrow, rng, "Neg");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].kernel.find("wino"), std::string::npos)
+      << "under 64 channels Winograd is left to fast-run: " << steps[0].kernel;
 }
 
 TEST(OnednnConv, AutoPadSameUpperAndLower) {

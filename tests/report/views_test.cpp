@@ -79,6 +79,18 @@ TEST(Views, TopKAndFilters) {
                 "filtered_conv_relu.txt");
 }
 
+TEST(Views, WinogradNodesAboveThePeakAreANoteNotAWarning) {
+  profiler::Profile p = small_profile();
+  p.machine.peak_gflops = 0.5;  // below what /layer1/layer1.0/conv1/Conv achieved (1.55 GFLOP/s)
+  for (profiler::NodeProfile& n : p.nodes)
+    if (n.name == "/layer1/layer1.0/conv1/Conv") n.kernel = "onednn:jit_wino_4x3:avx512_core";
+  const std::string summary = render_summary(p);
+  EXPECT_EQ(summary.find("ran above the measured FLOP/s peak"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("note        1 node ran above the FLOP/s peak: Winograd convolutions"),
+            std::string::npos)
+      << summary;
+}
+
 TEST(Views, FiltersSelectTheRightNodes) {
   ViewOptions o;
   o.types = {"Relu"};

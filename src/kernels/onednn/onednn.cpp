@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn/version.h"
 
 namespace strata::kernels::onednn {
 
@@ -101,6 +102,8 @@ dnnl::primitive_attr user_scratchpad_attr() {
 }
 
 void select_implementation(dnnl::primitive_desc& pd, int index) {
+  if (index == 0) return;
+  const PrimitiveCachePause pause;  // the list is only the list without the cache (version.h)
   for (int i = 0; i < index; ++i)
     if (!pd.next_impl()) throw NoSuchImplementation();
 }
