@@ -5,6 +5,7 @@
 // the format the chosen implementation wants; activations use the layout policy's format.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <optional>
 
@@ -89,6 +90,46 @@ int implementation_count(const dnnl::convolution_forward::desc& desc,
   int count = 1;
   while (count < kLongestList && pd.next_impl()) ++count;
   return count;
+}
+
+// An implementation oneDNN offers for a convolution, and where it is in the lists.
+struct ConvImplementation {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::algorithm algorithm;
+  int index;  // in that algorithm's list
+};
+
+// Implementation number `index` through the lists of the convolution's algorithms one after the
+// other, the one that pays first (Winograd where `winograd` says so, else the direct
+// algorithm); NoSuchImplementation past the last. `make_desc` builds the descriptor of an
+// algorithm: oneDNN's list refers to it while it is walked, so each lives here until then.
+ConvImplementation pick_implementation(
+    const std::function<dnnl::convolution_forward::desc(dnnl::algorithm)>& make_desc,
+    const dnnl::primitive_attr& attr, WinogradUse winograd, int index) {
+  using dnnl::algorithm;
+  const bool winograd_first = winograd == WinogradUse::kPays;
+  const algorithm order[] = {
+      winograd_first ? algorithm::convolution_winograd : algorithm::convolution_direct,
+      winograd_first ? algorithm::convolution_direct : algorithm::convolution_winograd};
+  for (const algorithm a : order) {
+    const bool is_winograd = a == algorithm::convolution_winograd;
+    if (is_winograd && winograd == WinogradUse::kNever) continue;
+    const dnnl::convolution_forward::desc desc = make_desc(a);
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    } catch (const dnnl::error&) {
+      if (is_winograd) continue;  // not offered for these layouts, post-ops or this CPU
+      throw;
+    }
+    const int count = index == 0 ? 1 : implementation_count(desc, attr);
+    if (index < count) {
+      select_implementation(pd, index);
+      return {pd, a, index};
+    }
+    index -= count;
+  }
+  throw NoSuchImplementation();
 }
 
 // Whether oneDNN picked one of its GEMM-based convolutions ("x64:gemm:jit").
@@ -200,44 +241,15 @@ class ConvKernel final : public Kernel {
       }
       if (!reference) break;
     }
-    // The implementations of each algorithm in turn, the one that pays first (fast-run numbers
-    // them through both lists). Built where their descriptors live on: oneDNN's lists refer to
-    // them.
     const memory::desc src_settled = desc_of(x_shape, src_layout);
     const memory::desc dst_settled = desc_of(y_shape, dst_layout);
-    const WinogradUse winograd = winograd_use(x_shape, w_shape, group, strides, dilations);
-    using dnnl::algorithm;
-    const algorithm order[] = {winograd == WinogradUse::kPays ? algorithm::convolution_winograd
-                                                              : algorithm::convolution_direct,
-                               winograd == WinogradUse::kPays ? algorithm::convolution_direct
-                                                              : algorithm::convolution_winograd};
-    std::optional<dnnl::convolution_forward::desc> descs[std::size(order)];
-    std::optional<dnnl::convolution_forward::primitive_desc> chosen;
-    size_t chosen_algorithm = 0;
-    int index = r.implementation;  // counted down through the lists
-    for (size_t a = 0; a < std::size(order) && !chosen; ++a) {
-      const bool is_winograd = order[a] == algorithm::convolution_winograd;
-      if (is_winograd && winograd == WinogradUse::kNever) continue;
-      descs[a].emplace(make_desc(src_settled, dst_settled, order[a]));
-      dnnl::convolution_forward::primitive_desc pd;
-      try {
-        pd = dnnl::convolution_forward::primitive_desc(*descs[a], attr, cpu_engine());
-      } catch (const dnnl::error&) {
-        if (is_winograd) continue;  // not offered for these layouts, post-ops or this CPU
-        throw;
-      }
-      const int count = index == 0 ? 1 : implementation_count(*descs[a], attr);
-      if (index >= count) {
-        index -= count;
-        continue;
-      }
-      select_implementation(pd, index);
-      chosen = pd;
-      chosen_algorithm = a;
-    }
-    if (!chosen) throw NoSuchImplementation();
-    const dnnl::convolution_forward::desc& desc = *descs[chosen_algorithm];
-    dnnl::convolution_forward::primitive_desc pd = *chosen;
+    const auto settled_desc = [&](dnnl::algorithm algorithm) {
+      return make_desc(src_settled, dst_settled, algorithm);
+    };
+    const ConvImplementation picked = pick_implementation(
+        settled_desc, attr, winograd_use(x_shape, w_shape, group, strides, dilations),
+        r.implementation);
+    dnnl::convolution_forward::primitive_desc pd = picked.pd;
     if (dst_layout == Layout::kPlain && setup.activation.kind != ops::ActivationKind::kNone &&
         is_gemm(pd)) {
       // oneDNN 2.6's GEMM-based convolution in plain layouts applies eltwise post-ops one element
@@ -250,8 +262,9 @@ class ConvKernel final : public Kernel {
         sum.append_sum(1);
         sum_only.set_post_ops(sum);
       }
+      const dnnl::convolution_forward::desc desc = settled_desc(picked.algorithm);
       pd = dnnl::convolution_forward::primitive_desc(desc, sum_only, cpu_engine());
-      select_implementation(pd, index);
+      select_implementation(pd, picked.index);
       activation_ = InPlaceActivation(setup.activation, pd.dst_desc());
     }
     src = pd.src_desc();
