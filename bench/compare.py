@@ -200,6 +200,20 @@ def agreement(outputs, reference, reference_fp64):
             "max_abs_fp64": max_abs64}
 
 
+def pytorch_own_error(model):
+    """PyTorch's float32 output against its own float64 run at the same tolerance: how far the
+    reference itself is from the exact result, to read an engine's mismatches against."""
+    bad = total = 0
+    max_abs = 0.0
+    for name, ref in model.reference.items():
+        exact = model.reference_fp64[name]
+        diff = np.abs(ref.astype(np.float64) - exact)
+        bad += int(np.sum(~(diff <= ATOL + RTOL * np.abs(exact))))
+        total += exact.size
+        max_abs = max(max_abs, float(np.nanmax(diff)) if diff.size else 0.0)
+    return f"{bad}/{total} off, max abs {max_abs:.1e}" if bad else f"ok, max abs {max_abs:.1e}"
+
+
 def worse(a, b):
     if a is None:
         return b
@@ -436,10 +450,11 @@ def main():
     def log(msg):
         print(msg, flush=True)
 
-    all_rows, raw, torch_blas = [], [], "?"
+    all_rows, raw, torch_blas, own_errors = [], [], "?", []
     with tempfile.TemporaryDirectory(prefix="strata-compare-") as work:
         for name in names:
             model = Model(name, a.models_dir)
+            own_errors.append(f"{name} {pytorch_own_error(model)}")
             for threads in thread_counts:
                 log(f"{name}, {threads} thread{'s' if threads > 1 else ''}:")
                 results = bench_model(model, threads, engines, a, work, log)
@@ -469,6 +484,9 @@ def main():
         "name says otherwise (warm-up + iterations)",
         "",
         table(all_rows, a.iters),
+        "",
+        "PyTorch's own float32 output against its float64 run at the same tolerance (how far the "
+        "reference column's reference is from exact): " + "; ".join(own_errors) + ".",
         "",
     ]
     text = "\n".join(section)
