@@ -3,10 +3,11 @@
 // x * W[c, m, tap] to output position i*stride + tap*dilation - pad_begin.
 // Cost: MACs = N * C * prod(input spatial) * (M/group) * prod(kernel); FLOPs = 2 * MACs plus one
 // add per output element when B is present; param_bytes = bytes of W and B when constant.
+#include "ops/conv_transpose.h"
+
 #include <algorithm>
 
 #include "core/checked.h"
-#include "ops/conv_geometry.h"
 
 namespace strata::ops {
 
@@ -95,7 +96,7 @@ class ConvTransposeOp final : public Op {
     const Tensor& w = ctx.input(1);
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     Tensor& y = ctx.output(0);
-    Window window = resolve_conv_window(attrs_, Shape::of(x.shape()), Shape::of(w.shape()));
+    const Window window = resolve_conv_window(attrs_, Shape::of(x.shape()), Shape::of(w.shape()));
     // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
     const int64_t out_channels = checked_mul(w.dim(1), group_);
     bool shape_ok = x.dim(1) == w.dim(0) && w.dim(0) % group_ == 0 && y.dim(0) == x.dim(0) &&
@@ -107,9 +108,15 @@ class ConvTransposeOp final : public Op {
       fail("input shapes {} and {} do not fit the output", x.shape_str(), w.shape_str());
     if (b && b->numel() != out_channels)
       fail("bias B has {} values but there are {} output channels", b->numel(), out_channels);
-    window = with_transpose_pads(window, spatial_dims(x.shape()), spatial_dims(y.shape()));
+    const Window applied = geometry(x.shape(), w.shape(), y.shape()).window;
     visit_float(x.dtype(),
-                [&]<class T>(Type<T>) { conv_transpose_direct<T>(x, w, b, window, group_, y); });
+                [&]<class T>(Type<T>) { conv_transpose_direct<T>(x, w, b, applied, group_, y); });
+  }
+
+  ConvTransposeGeometry geometry(const std::vector<int64_t>& x, const std::vector<int64_t>& w,
+                                 const std::vector<int64_t>& y) const {
+    const Window window = resolve_conv_window(attrs_, Shape::of(x), Shape::of(w));
+    return {with_transpose_pads(window, spatial_dims(x), spatial_dims(y)), group_};
   }
 
  private:
@@ -170,6 +177,15 @@ class ConvTransposeOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<ConvTransposeGeometry> conv_transpose_geometry(const Op& op,
+                                                             const std::vector<int64_t>& x,
+                                                             const std::vector<int64_t>& w,
+                                                             const std::vector<int64_t>& y) {
+  const auto* transpose = dynamic_cast<const ConvTransposeOp*>(&op);
+  if (!transpose) return std::nullopt;
+  return transpose->geometry(x, w, y);
+}
 
 std::unique_ptr<Op> make_conv_transpose(const NodeInfo& node) {
   return std::make_unique<ConvTransposeOp>(node);
