@@ -9,7 +9,6 @@
 #include <iterator>
 #include <optional>
 
-#include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 #include "kernels/onednn/version.h"
@@ -280,17 +279,8 @@ class ConvKernel final : public Kernel {
     dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
     residual_ = residual;
     if (residual) inplace_input_ = int(ops::kFusedConvResidual);
-    primitive_.add_fixed(DNNL_ARG_WEIGHTS,
-                         reorder_to(r.input(1).value->raw(), w_plain, pd.weights_desc()));
+    bias_ = bind_weights_and_bias(primitive_, r, w_plain, pd.weights_desc());
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
-    // The run reads the packed copy: the plain weights (a view of the model file) need not stay
-    // resident.
-    release_resident_pages(r.input(1).value->raw(), r.input(1).value->nbytes());
-    if (has_bias) {
-      bias_ = r.input(2).value;  // read in place: the constant outlives the session
-      primitive_.add_fixed(DNNL_ARG_BIAS,
-                           memory(b_desc, cpu_engine(), const_cast<void*>(bias_->raw())));
-    }
   }
 
   void run(const KernelArgs& args) override {

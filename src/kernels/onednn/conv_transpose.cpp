@@ -5,7 +5,6 @@
 
 #include <numeric>
 
-#include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 
@@ -77,7 +76,7 @@ memory::desc onnx_weights_desc(const std::vector<int64_t>& w_shape, int64_t grou
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
-class DeconvolutionKernel final : public Kernel {
+class DeconvolutionKernel final : public SrcDstKernel {
  public:
   explicit DeconvolutionKernel(const NodeRequest& r) {
     const Deconvolution d = deconvolution_of(r);
@@ -119,33 +118,14 @@ class DeconvolutionKernel final : public Kernel {
     dnnl::deconvolution_forward::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
     select_implementation(pd, r.implementation);
 
-    name_ = impl_name(pd);
     input_layouts_ = {src_layout, Layout::kPlain, Layout::kPlain};
     output_layouts_ = {dst_layout};
-    primitive_ = BoundPrimitive(dnnl::deconvolution_forward(pd), pd.scratchpad_desc());
-    scratch_bytes_ = primitive_.scratch_bytes();
-    src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, pd.src_desc());
-    dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, pd.dst_desc());
-    primitive_.add_fixed(DNNL_ARG_WEIGHTS,
-                         reorder_to(r.input(1).value->raw(), w_plain, pd.weights_desc()));
+    bind_src_dst(pd, dnnl::deconvolution_forward(pd), pd.src_desc(), pd.dst_desc());
+    bias_ = bind_weights_and_bias(primitive(), r, w_plain, pd.weights_desc());
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
-    release_resident_pages(r.input(1).value->raw(), r.input(1).value->nbytes());
-    if (has_bias) {
-      bias_ = r.input(2).value;  // read in place: the constant outlives the session
-      primitive_.add_fixed(DNNL_ARG_BIAS,
-                           memory(b_desc, cpu_engine(), const_cast<void*>(bias_->raw())));
-    }
-  }
-
-  void run(const KernelArgs& args) override {
-    primitive_.set(src_slot_, args.inputs[0]->raw());
-    primitive_.set(dst_slot_, args.outputs[0]->raw());
-    primitive_.run(args.scratch);
   }
 
  private:
-  BoundPrimitive primitive_;
-  int src_slot_ = -1, dst_slot_ = -1;
   std::shared_ptr<const Tensor> bias_;
 };
 

@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "core/error.h"
+#include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/version.h"
 
@@ -184,6 +185,19 @@ void InPlaceActivation::run(void* data, void* scratch) {
     step.primitive.set(step.dst_slot, data);
     step.primitive.run(scratch);
   }
+}
+
+std::shared_ptr<const Tensor> bind_weights_and_bias(BoundPrimitive& primitive, const NodeRequest& r,
+                                                    const memory::desc& w_plain,
+                                                    const memory::desc& packed) {
+  const Tensor& weights = *r.input(1).value;
+  primitive.add_fixed(DNNL_ARG_WEIGHTS, reorder_to(weights.raw(), w_plain, packed));
+  release_resident_pages(weights.raw(), weights.nbytes());
+  if (!r.has_input(2)) return nullptr;
+  std::shared_ptr<const Tensor> bias = r.input(2).value;
+  primitive.add_fixed(DNNL_ARG_BIAS, memory(desc_of({bias->numel()}, Layout::kPlain), cpu_engine(),
+                                            const_cast<void*>(bias->raw())));
+  return bias;
 }
 
 memory reorder_to(const void* src, const memory::desc& plain_desc, const memory::desc& desc) {

@@ -79,6 +79,7 @@ class SrcDstKernel : public Kernel {
   void run(const KernelArgs& args) override;
 
  protected:
+  BoundPrimitive& primitive() { return primitive_; }
   // Records the implementation's name and scratch size and the two run-time slots.
   template <class PrimitiveDesc>
   void bind_src_dst(const PrimitiveDesc& pd, dnnl::primitive primitive,
@@ -117,6 +118,14 @@ class InPlaceActivation {
   std::string name_;
   int64_t scratch_bytes_ = 0;
 };
+
+// Binds the constant weights (input 1, reordered once from `w_plain` into `packed`) and bias
+// (input 2 when present, read in place) of a convolution-like primitive. The run reads the packed
+// copy, so the plain weights' pages (a view of the model file) are released. Returns the bias, to
+// be kept alive beside the primitive (nullptr without one).
+std::shared_ptr<const Tensor> bind_weights_and_bias(BoundPrimitive& primitive, const NodeRequest& r,
+                                                    const dnnl::memory::desc& w_plain,
+                                                    const dnnl::memory::desc& packed);
 
 // Copies `src` (plain, e.g. a constant weight) into a new memory of `desc`, reordering once.
 dnnl::memory reorder_to(const void* src, const dnnl::memory::desc& plain_desc,
