@@ -12,7 +12,8 @@ struct TransposeCase {
   int64_t n, c, m, group;
   std::vector<int64_t> in, kernel, strides, dilations, pads, output_padding;
   bool bias;
-  std::string auto_pad;  // "" for explicit pads
+  std::string auto_pad;               // "" for explicit pads
+  std::vector<int64_t> output_shape;  // spatial sizes; empty: from the other attributes
 };
 
 TransposeCase random_case(std::mt19937& rng) {
@@ -71,6 +72,7 @@ std::pair<ir::Graph, std::vector<Tensor>> transpose_graph(const TransposeCase& k
   node.attributes["strides"] = attr_ints(k.strides);
   node.attributes["dilations"] = attr_ints(k.dilations);
   node.attributes["output_padding"] = attr_ints(k.output_padding);
+  if (!k.output_shape.empty()) node.attributes["output_shape"] = attr_ints(k.output_shape);
   if (k.auto_pad.empty())
     node.attributes["pads"] = attr_ints(k.pads);
   else
@@ -101,10 +103,32 @@ TEST(OnednnConvTranspose, RandomShapesMatchTheReferenceKernel) {
   }
 }
 
+// An output_shape past the full result: the op leaves the extra rows and columns at the bias, and
+// so does oneDNN with a negative end pad, by less than a stride; by more, the reference kernel
+// runs.
+TEST(OnednnConvTranspose, AnOutputLargerThanTheFullResultHoldsTheBias) {
+  std::mt19937 rng(9);
+  for (const std::vector<int64_t>& output_shape :
+       {std::vector<int64_t>{14, 11}, std::vector<int64_t>{16, 13}}) {  // full result: 13 x 10
+    const TransposeCase k{
+        1, 5, 7, 1, {6, 5}, {3, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, true, "", output_shape};
+    SCOPED_TRACE(describe(k) + fmt::format(" output_shape {}", fmt::join(output_shape, ",")));
+    auto [graph, inputs] = transpose_graph(k, rng);
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto);
+    ASSERT_EQ(steps.size(), 1u);
+    if (output_shape[0] == 14)
+      EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+    else
+      EXPECT_NE(steps[0].reason.find("past the full result by a stride or more"), std::string::npos)
+          << steps[0].reason;
+  }
+}
+
 TEST(OnednnConvTranspose, UpsamplingByTwoKeepsTheBlockedLayout) {
   std::mt19937 rng(5);
   const TransposeCase k{1,      16,           8,      1,    {9, 7}, {3, 3}, {2, 2},
-                        {1, 1}, {1, 1, 1, 1}, {1, 1}, true, ""};
+                        {1, 1}, {1, 1, 1, 1}, {1, 1}, true, "",     {}};
   auto [graph, inputs] = transpose_graph(k, rng, "Relu");
   const std::vector<runtime::StepInfo> steps =
       expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);

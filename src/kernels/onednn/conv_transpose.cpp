@@ -21,7 +21,7 @@ bool serves(const ir::Node& node) {
 // oneDNN's view of the node: strides, dilations (gaps), pads at both ends. The end pads follow
 // from the output size: out = (in - 1) * stride + extent - begin - end; an end pad below zero
 // (output_padding, or an output_shape past the full result) extends the output, where oneDNN
-// writes the bias alone, as the op does.
+// writes the bias alone, as the op does: by less than a stride (as output_padding may).
 struct Deconvolution {
   memory::dims strides, dilations, pads_begin, pads_end;
   int64_t group = 1;
@@ -52,6 +52,11 @@ Verdict supports(const NodeRequest& r) {
     return Verdict::no("oneDNN deconvolution takes 1 to 3 spatial axes");
   if (!r.input(1).value) return Verdict::no("the weights W are not constant (packed at prepare)");
   if (r.has_input(2) && !r.input(2).value) return Verdict::no("the bias B is not constant");
+  const Deconvolution d = deconvolution_of(r);
+  for (size_t a = 0; a < d.pads_end.size(); ++a)
+    if (d.pads_end[a] <= -d.strides[a])  // oneDNN builds no such deconvolution
+      return Verdict::no(
+          "the output extends past the full result by a stride or more (left at the bias)");
   return Verdict::yes("f32 transposed convolution with constant weights");
 }
 
