@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -119,27 +120,21 @@ class Run {
   }
 
   // Fits every figure with degree 1, then raises the degree (evaluating the extra lattice points)
-  // only while some figure that is known everywhere does not fit yet.
+  // only while some figure that is known everywhere does not fit yet. Only the degrees are kept:
+  // the polynomials are built once, when the results are filled (thousands of them, which would
+  // otherwise be stored and moved).
   void fit_formulas() {
-    const Interpolation* in = &Interpolation::get(k_, 1);
+    const Interpolation* in = &interpolation(1);
     size_t evaluated = in->lattice().size();
     for (size_t p = 0; p < evaluated; ++p) evaluate(in->lattice()[p], p, false);
     evaluate(in->check_point(), check_slot_, false);
-    // Constants are only marked (node_results makes them); other fits are kept apart, to be
-    // moved into the results.
     fit_degree_.assign(layout_.size, 0);
-    fitted_index_.resize(layout_.size);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
       const double* v = samples_->figure(i);
       bool constant = false;
-      std::optional<Polynomial> p = in->fit({v, in->lattice().size()}, v[check_slot_], &constant);
-      if (p) {
+      if (in->fits({v, in->lattice().size()}, v[check_slot_], &constant)) {
         fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
-        if (!constant) {
-          fitted_index_[i] = uint32_t(fitted_.size());
-          fitted_.push_back(std::move(*p));
-        }
         return true;
       }
       if (!std::isfinite(v[check_slot_])) return true;
@@ -151,7 +146,7 @@ class Run {
     for (size_t i = 0; i < layout_.size; ++i)
       if (layout_.recorded[i] && !try_fit(i)) pending.push_back(i);
     for (int degree = 2; degree <= kMaxDegree && !pending.empty(); ++degree) {
-      in = &Interpolation::get(k_, degree);
+      in = &interpolation(degree);
       const size_t before = evaluated;
       for (; evaluated < in->lattice().size(); ++evaluated)
         evaluate(in->lattice()[evaluated], evaluated, false);
@@ -177,32 +172,36 @@ class Run {
     }
   }
 
-  // Figure i's polynomial (a copy), or none.
+  // The interpolation of `degree` in the symbols (Interpolation::get locks a cache: once each).
+  const Interpolation& interpolation(int degree) {
+    const Interpolation*& in = interpolations_[size_t(degree)];
+    if (!in) in = &Interpolation::get(k_, degree);
+    return *in;
+  }
+
+  // Figure i's polynomial, fitted from its samples with the degree found, or none.
   std::optional<Polynomial> formula(size_t i) const {
-    if (fit_degree_[i] == 0) return std::nullopt;
+    const uint8_t degree = fit_degree_[i];
+    if (degree == 0) return std::nullopt;
+    const double* v = samples_->figure(i);
     // The same value everywhere: what Interpolation::fit gives then.
-    if (fit_degree_[i] == kConstantFit)
-      return Polynomial::constant(samples_->figure(i)[check_slot_]);
-    return fitted_[fitted_index_[i]];
+    if (degree == kConstantFit) return Polynomial::constant(v[check_slot_]);
+    const Interpolation& in = *interpolations_[degree];
+    return in.fit({v, in.lattice().size()}, v[check_slot_]);
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
-  // quantity that has neither yet (filled in place: an analysis holds tens of thousands). Each
-  // figure is filled once: its fitted polynomial is moved into the quantity.
-  void fill(size_t i, Quantity& q) {
+  // quantity that has neither yet (filled in place: an analysis holds tens of thousands).
+  void fill(size_t i, Quantity& q) const {
     if (!layout_.recorded[i]) return;
     const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
-    if (fit_) {
-      if (fit_degree_[i] == kConstantFit)
-        q.formula = Polynomial::constant(samples_->figure(i)[check_slot_]);
-      else if (fit_degree_[i] != 0)
-        q.formula = std::move(fitted_[fitted_index_[i]]);
-    } else if (k_ == 0 && std::isfinite(exact)) {
+    if (fit_)
+      q.formula = formula(i);
+    else if (k_ == 0 && std::isfinite(exact))
       q.formula = Polynomial::constant(exact);
-    }
     if (std::isfinite(exact)) q.value = exact;
   }
-  Quantity quantity(size_t i) {
+  Quantity quantity(size_t i) const {
     Quantity q;
     fill(i, q);
     return q;
@@ -376,8 +375,7 @@ class Run {
   // Per figure: the degree of its formula, 0 when none, kConstantFit when it is a constant.
   static constexpr uint8_t kConstantFit = 0xff;
   std::vector<uint8_t> fit_degree_;
-  std::vector<uint32_t> fitted_index_;  // per figure fitted with a degree: its entry in fitted_
-  std::vector<Polynomial> fitted_;      // the fits that are not constants
+  std::array<const Interpolation*, kMaxDegree + 1> interpolations_{};  // by degree, once used
 
   bool any_not_polynomial_ = false;
 };
