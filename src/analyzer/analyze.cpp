@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 
 #include "analyzer/backward.h"
 #include "analyzer/figures.h"
@@ -68,12 +67,12 @@ class Run {
       fail("every symbolic dim needs a size to analyse without formulas (missing: {})",
            fmt::join(plan_.symbols, ", "));
     // A few dozen types, thousands of nodes.
-    std::unordered_map<std::string_view, BackwardRule> by_type;
+    std::vector<std::optional<BackwardRule>> by_type(evaluator_.num_types());
     rules_.reserve(graph.nodes.size());
-    for (const ir::Node& node : graph.nodes) {
-      auto [it, inserted] = by_type.try_emplace(node.op_type);
-      if (inserted) it->second = backward_rule(node.op_type);
-      rules_.push_back(it->second);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      std::optional<BackwardRule>& rule = by_type[evaluator_.type_index(n)];
+      if (!rule) rule = backward_rule(graph.nodes[n].op_type);
+      rules_.push_back(*rule);
     }
     // A slot per evaluation: the lattice of the highest degree, then the check, then the sizes.
     lattice_slots_ = fit_ ? Interpolation::get(k_, kMaxDegree).lattice().size() : 0;
