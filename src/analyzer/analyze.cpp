@@ -130,14 +130,17 @@ class Run {
     fit_degree_.assign(layout_.size, 0);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
-      const double* v = samples_->figure(i);
+      double v[kMaxLatticeSize];
+      const size_t n = in->lattice().size();
+      samples_->gather(i, n, v);
+      const double check = samples_->at(i, check_slot_);
       bool constant = false;
-      if (in->fits({v, in->lattice().size()}, v[check_slot_], &constant)) {
+      if (in->fits({v, n}, check, &constant)) {
         fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
         return true;
       }
-      if (!std::isfinite(v[check_slot_])) return true;
-      for (size_t p = 0; p < in->lattice().size(); ++p)
+      if (!std::isfinite(check)) return true;
+      for (size_t p = 0; p < n; ++p)
         if (!std::isfinite(v[p])) return true;  // unknown: more sizes will not help
       return false;
     };
@@ -156,7 +159,7 @@ class Run {
         const std::optional<Polynomial> f = formula(i);
         for (size_t p = before; p < evaluated; ++p) {
           for (size_t s = 0; s < k_; ++s) point[s] = double(in->lattice()[p][s]);
-          const double want = samples_->figure(i)[p], got = f->evaluate(point);
+          const double want = samples_->at(i, p), got = f->evaluate(point);
           if (!(std::fabs(got - want) <= 1e-9 * std::max(1.0, std::fabs(want)))) {
             fit_degree_[i] = 0;
             pending.push_back(i);
@@ -182,18 +185,20 @@ class Run {
   std::optional<Polynomial> formula(size_t i) const {
     const uint8_t degree = fit_degree_[i];
     if (degree == 0) return std::nullopt;
-    const double* v = samples_->figure(i);
+    const double check = samples_->at(i, check_slot_);
     // The same value everywhere: what Interpolation::fit gives then.
-    if (degree == kConstantFit) return Polynomial::constant(v[check_slot_]);
+    if (degree == kConstantFit) return Polynomial::constant(check);
     const Interpolation& in = *interpolations_[degree];
-    return in.fit({v, in.lattice().size()}, v[check_slot_]);
+    double v[kMaxLatticeSize];
+    samples_->gather(i, in.lattice().size(), v);
+    return in.fit({v, in.lattice().size()}, check);
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
   // quantity that has neither yet (filled in place: an analysis holds tens of thousands).
   void fill(size_t i, Quantity& q) const {
     if (!layout_.recorded[i]) return;
-    const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
+    const double exact = sized_ ? samples_->at(i, exact_slot_) : kUnknown;
     if (fit_)
       q.formula = formula(i);
     else if (k_ == 0 && std::isfinite(exact))

@@ -17,7 +17,6 @@ namespace {
 // every figure to stay an exact integer in a double. The check point uses primes, so that a figure
 // with floor divisions (strides) is unlikely to agree with the lattice's polynomial there.
 constexpr int64_t kAxisSizes[] = {16, 24, 40, 64};
-constexpr size_t kLatticeCapacity = 35;  // C(4 + 3, 3)
 constexpr int64_t kCheckSizes[kMaxSymbols] = {101, 103, 107, 109};
 
 __int128 gcd128(__int128 a, __int128 b) {
@@ -232,7 +231,7 @@ Interpolation::Kind Interpolation::classify(std::span<const double> values, doub
 
 std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
                                              bool* constant) const {
-  int64_t exact[kLatticeCapacity];
+  int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   const Kind kind = classify(values, check_value, exact, &exact_check);
   if (constant) *constant = kind == Kind::kConstant;
@@ -250,7 +249,7 @@ std::optional<Polynomial> Interpolation::fit(std::span<const double> values, dou
 }
 
 bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
-  int64_t exact[kLatticeCapacity];
+  int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   bool narrow = false;
   const Kind kind = classify(values, check_value, exact, &exact_check);
@@ -314,7 +313,7 @@ std::optional<Polynomial> Interpolation::fit_exact(std::span<const int64_t> valu
   // zeroing room for 35 terms on every fit would cost more than the fit itself.
   union Slots {
     Slots() {}
-    Polynomial::Term terms[kLatticeCapacity];
+    Polynomial::Term terms[kMaxLatticeSize];
   } slots;
   size_t count = 0;
   for (size_t g = basis_.size(); g-- > 0;) {

@@ -16,6 +16,7 @@
 namespace strata::analyzer {
 
 inline constexpr int kMaxDegree = 3;
+inline constexpr size_t kMaxLatticeSize = 35;  // C(kMaxSymbols + kMaxDegree, kMaxDegree)
 
 class Interpolation {
  public:
