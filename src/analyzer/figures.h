@@ -1,6 +1,5 @@
 // The figures of each evaluation, laid out for fitting: per node its cost and memory columns and
-// every output dim, then the model's totals; stored figure-major so that one figure's values over
-// all evaluations can be read together.
+// every output dim, then the model's totals; one row of them per evaluation (see Samples).
 #pragma once
 
 #include <cstddef>
