@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -51,6 +53,43 @@ const char* state_note(NodeState state) {
     default: return "";
   }
 }
+
+// Fits already made, by the samples they come from: models repeat the same figures (N·768 in
+// every layer), and a lookup costs far less than a fit. Direct-mapped: a fit whose samples map to
+// a taken entry replaces it.
+class FitMemo {
+ public:
+  // in's fit through `samples` (at its lattice, then at the check point), which must fit.
+  Polynomial fit(const Interpolation& in, std::span<const double> samples) {
+    const std::span<const double> lattice = samples.first(samples.size() - 1);
+    if (samples.size() > kMaxSamples) return *in.fit(lattice, samples.back());
+    Entry& e = entries_[entry(samples)];
+    if (e.count != samples.size() || e.degree != in.degree() ||
+        std::memcmp(e.samples, samples.data(), samples.size_bytes()) != 0) {
+      e.count = samples.size();
+      e.degree = in.degree();
+      std::copy(samples.begin(), samples.end(), e.samples);
+      e.fit = *in.fit(lattice, samples.back());
+    }
+    return e.fit;
+  }
+
+ private:
+  static constexpr size_t kMaxSamples = 8;  // larger fits (several symbols) are not kept
+  static constexpr int kEntryBits = 8;
+  struct Entry {
+    size_t count = 0;
+    int degree = 0;
+    double samples[kMaxSamples];
+    Polynomial fit;
+  };
+  static size_t entry(std::span<const double> samples) {
+    uint64_t h = 0;
+    for (double v : samples) h = (h ^ std::bit_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15;
+    return size_t(h >> (64 - kEntryBits));
+  }
+  std::vector<Entry> entries_ = std::vector<Entry>(size_t(1) << kEntryBits);
+};
 
 // One analysis: the evaluations of the graph, the formulas fitted through them, and the results.
 class Run {
@@ -182,21 +221,23 @@ class Run {
   }
 
   // Figure i's polynomial, fitted from its samples with the degree found, or none.
-  std::optional<Polynomial> formula(size_t i) const {
+  std::optional<Polynomial> formula(size_t i) {
     const uint8_t degree = fit_degree_[i];
     if (degree == 0) return std::nullopt;
     const double check = samples_->at(i, check_slot_);
     // The same value everywhere: what Interpolation::fit gives then.
     if (degree == kConstantFit) return Polynomial::constant(check);
     const Interpolation& in = *interpolations_[degree];
-    double v[kMaxLatticeSize];
-    samples_->gather(i, in.lattice().size(), v);
-    return in.fit({v, in.lattice().size()}, check);
+    const size_t n = in.lattice().size();
+    double samples[kMaxLatticeSize + 1];
+    samples_->gather(i, n, samples);
+    samples[n] = check;
+    return memo_.fit(in, {samples, n + 1});
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
   // quantity that has neither yet (filled in place: an analysis holds tens of thousands).
-  void fill(size_t i, Quantity& q) const {
+  void fill(size_t i, Quantity& q) {
     if (!layout_.recorded[i]) return;
     const double exact = sized_ ? samples_->at(i, exact_slot_) : kUnknown;
     if (fit_)
@@ -205,7 +246,7 @@ class Run {
       q.formula = Polynomial::constant(exact);
     if (std::isfinite(exact)) q.value = exact;
   }
-  Quantity quantity(size_t i) const {
+  Quantity quantity(size_t i) {
     Quantity q;
     fill(i, q);
     return q;
@@ -380,6 +421,7 @@ class Run {
   static constexpr uint8_t kConstantFit = 0xff;
   std::vector<uint8_t> fit_degree_;
   std::array<const Interpolation*, kMaxDegree + 1> interpolations_{};  // by degree, once used
+  FitMemo memo_;
 
   bool any_not_polynomial_ = false;
 };

@@ -208,36 +208,42 @@ Interpolation::Interpolation(size_t num_symbols, int degree)
 
 Interpolation::Kind Interpolation::classify(std::span<const double> values, double check_value,
                                             int64_t* exact, int64_t* exact_check) const {
-  if (values.size() != lattice_.size())
-    fail_internal("interpolation needs {} values, got {}", lattice_.size(), values.size());
-  // One pass without early exits (branches on the values mispredict): unknown values,
-  // constants, and whether the exact (integer) fit applies.
+  // One pass without early exits (branches on the values mispredict): unknown values, and whether
+  // the exact (integer) fit applies. (Constants are settled before: finite_constant.)
   bool integers = exact_integer(check_value, exact_check) && exact_;
-  bool constant = true, finite = std::isfinite(check_value);
+  bool finite = std::isfinite(check_value);
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     // (A conversion and back rather than std::trunc, a library call on baseline x86-64.)
     const bool in_range = std::fabs(v) < kMaxExactValue;
     const int64_t as_integer = in_range ? int64_t(v) : 0;
     finite &= std::isfinite(v);
-    constant &= v == check_value;
     integers &= in_range && double(as_integer) == v;
     exact[i] = as_integer;
   }
   if (!finite) return Kind::kUnknown;
-  if (constant) return Kind::kConstant;
   return integers ? Kind::kExact : Kind::kApproximate;
+}
+
+bool Interpolation::finite_constant(std::span<const double> values, double check_value) const {
+  if (values.size() != lattice_.size())
+    fail_internal("interpolation needs {} values, got {}", lattice_.size(), values.size());
+  if (!std::isfinite(check_value)) return false;
+  for (double v : values)
+    if (v != check_value) return false;
+  return true;
 }
 
 std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
                                              bool* constant) const {
+  const bool same = finite_constant(values, check_value);
+  if (constant) *constant = same;
+  if (same) return Polynomial::constant(check_value);
   int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   const Kind kind = classify(values, check_value, exact, &exact_check);
-  if (constant) *constant = kind == Kind::kConstant;
   switch (kind) {
     case Kind::kUnknown: return std::nullopt;
-    case Kind::kConstant: return Polynomial::constant(check_value);
     case Kind::kExact: {
       std::optional<Polynomial> p = fit_exact({exact, values.size()}, exact_check);
       if (p) return p;
@@ -249,14 +255,15 @@ std::optional<Polynomial> Interpolation::fit(std::span<const double> values, dou
 }
 
 bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
+  const bool same = finite_constant(values, check_value);
+  if (constant) *constant = same;
+  if (same) return true;
   int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   bool narrow = false;
   const Kind kind = classify(values, check_value, exact, &exact_check);
-  if (constant) *constant = kind == Kind::kConstant;
   switch (kind) {
     case Kind::kUnknown: return false;
-    case Kind::kConstant: return true;
     case Kind::kExact:
       if (exact_check_passes({exact, values.size()}, exact_check, &narrow)) return true;
       break;

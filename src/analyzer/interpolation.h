@@ -49,8 +49,12 @@ class Interpolation {
     std::vector<int64_t> narrow;  // the same in 64 bits (when exact_)
     int64_t narrow_denominator = 1;
   };
-  // How fit() goes about it: unknown values, a constant, exact integers, or approximately.
-  enum class Kind { kUnknown, kConstant, kExact, kApproximate };
+  // How fit() goes about a figure that is not a constant: unknown values, exact integers, or
+  // approximately.
+  enum class Kind { kUnknown, kExact, kApproximate };
+  // Every value the same and finite: most figures do not change with the sizes, and a comparison
+  // per value settles them without classify's work. Fails when the count is not the lattice's.
+  bool finite_constant(std::span<const double> values, double check_value) const;
   Kind classify(std::span<const double> values, double check, int64_t* exact,
                 int64_t* exact_check) const;
   bool exact_check_passes(std::span<const int64_t> values, int64_t check, bool* narrow) const;
