@@ -59,29 +59,30 @@ const char* state_note(NodeState state) {
 // a taken entry replaces it.
 class FitMemo {
  public:
-  // in's fit through `samples` (at its lattice, then at the check point), which must fit.
-  Polynomial fit(const Interpolation& in, std::span<const double> samples) {
+  // in's fit through `samples` (at its lattice, then at the check point), or none when no
+  // polynomial of its degree goes through them.
+  const std::optional<Polynomial>& fit(const Interpolation& in, std::span<const double> samples) {
     const std::span<const double> lattice = samples.first(samples.size() - 1);
-    if (samples.size() > kMaxSamples) return *in.fit(lattice, samples.back());
+    if (samples.size() > kMaxSamples) return unkept_ = in.fit(lattice, samples.back());
     Entry& e = entries_[entry(samples)];
     if (e.count != samples.size() || e.degree != in.degree() ||
         std::memcmp(e.samples, samples.data(), samples.size_bytes()) != 0) {
       e.count = samples.size();
       e.degree = in.degree();
       std::copy(samples.begin(), samples.end(), e.samples);
-      e.fit = *in.fit(lattice, samples.back());
+      e.fit = in.fit(lattice, samples.back());
     }
     return e.fit;
   }
 
  private:
   static constexpr size_t kMaxSamples = 8;  // larger fits (several symbols) are not kept
-  static constexpr int kEntryBits = 8;
+  static constexpr int kEntryBits = 9;
   struct Entry {
     size_t count = 0;
     int degree = 0;
     double samples[kMaxSamples];
-    Polynomial fit;
+    std::optional<Polynomial> fit;
   };
   static size_t entry(std::span<const double> samples) {
     uint64_t h = 0;
@@ -89,6 +90,7 @@ class FitMemo {
     return size_t(h >> (64 - kEntryBits));
   }
   std::vector<Entry> entries_ = std::vector<Entry>(size_t(1) << kEntryBits);
+  std::optional<Polynomial> unkept_;
 };
 
 // One analysis: the evaluations of the graph, the formulas fitted through them, and the results.
@@ -169,13 +171,16 @@ class Run {
     fit_degree_.assign(layout_.size, 0);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
-      double v[kMaxLatticeSize];
       const size_t n = in->lattice().size();
+      double v[kMaxLatticeSize + 1];
       samples_->gather(i, n, v);
-      const double check = samples_->at(i, check_slot_);
-      bool constant = false;
-      if (in->fits({v, n}, check, &constant)) {
-        fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
+      const double check = v[n] = samples_->at(i, check_slot_);
+      if (in->finite_constant({v, n}, check)) {
+        fit_degree_[i] = kConstantFit;
+        return true;
+      }
+      if (memo_.fit(*in, {v, n + 1})) {
+        fit_degree_[i] = uint8_t(in->degree());
         return true;
       }
       if (!std::isfinite(check)) return true;
@@ -232,7 +237,7 @@ class Run {
     double samples[kMaxLatticeSize + 1];
     samples_->gather(i, n, samples);
     samples[n] = check;
-    return memo_.fit(in, {samples, n + 1});
+    return memo_.fit(in, {samples, n + 1});  // a copy
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a

@@ -38,6 +38,9 @@ class Interpolation {
   // *constant (when given) tells whether every value is the same, the fit then being that constant.
   std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value,
                                 bool* constant = nullptr) const;
+  // Every value the same and finite: the fit is that constant. Most figures do not change with
+  // the sizes, and a comparison per value settles them without the work of a fit.
+  bool finite_constant(std::span<const double> lattice_values, double check_value) const;
   // fit(lattice_values, check_value).has_value(), without building the polynomial.
   bool fits(std::span<const double> lattice_values, double check_value,
             bool* constant = nullptr) const;
@@ -52,9 +55,6 @@ class Interpolation {
   // How fit() goes about a figure that is not a constant: unknown values, exact integers, or
   // approximately.
   enum class Kind { kUnknown, kExact, kApproximate };
-  // Every value the same and finite: most figures do not change with the sizes, and a comparison
-  // per value settles them without classify's work. Fails when the count is not the lattice's.
-  bool finite_constant(std::span<const double> values, double check_value) const;
   Kind classify(std::span<const double> values, double check, int64_t* exact,
                 int64_t* exact_check) const;
   bool exact_check_passes(std::span<const int64_t> values, int64_t check, bool* narrow) const;
