@@ -6,7 +6,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -65,8 +64,7 @@ class FitMemo {
     const std::span<const double> lattice = samples.first(samples.size() - 1);
     if (samples.size() > kMaxSamples) return unkept_ = in.fit(lattice, samples.back());
     Entry& e = entries_[entry(samples)];
-    if (e.count != samples.size() || e.degree != in.degree() ||
-        std::memcmp(e.samples, samples.data(), samples.size_bytes()) != 0) {
+    if (e.count != samples.size() || e.degree != in.degree() || !same_bits(e.samples, samples)) {
       e.count = samples.size();
       e.degree = in.degree();
       std::copy(samples.begin(), samples.end(), e.samples);
@@ -84,6 +82,12 @@ class FitMemo {
     double samples[kMaxSamples];
     std::optional<Polynomial> fit;
   };
+  // Bit for bit (a library memcmp call costs more than comparing these few values).
+  static bool same_bits(const double* kept, std::span<const double> samples) {
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (std::bit_cast<uint64_t>(kept[i]) != std::bit_cast<uint64_t>(samples[i])) return false;
+    return true;
+  }
   static size_t entry(std::span<const double> samples) {
     uint64_t h = 0;
     for (double v : samples) h = (h ^ std::bit_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15;
