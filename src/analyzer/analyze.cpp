@@ -58,6 +58,12 @@ const char* state_note(NodeState state) {
 // a taken entry replaces it.
 class FitMemo {
  public:
+  // Room for about one entry per kFiguresPerEntry figures: a small model's analysis does not pay
+  // for clearing a large table.
+  explicit FitMemo(size_t figures)
+      : bits_(std::clamp(int(std::bit_width(figures / kFiguresPerEntry)), kMinBits, kMaxBits)),
+        entries_(size_t(1) << bits_) {}
+
   // in's fit through `samples` (at its lattice, then at the check point), or none when no
   // polynomial of its degree goes through them.
   const std::optional<Polynomial>& fit(const Interpolation& in, std::span<const double> samples) {
@@ -75,7 +81,8 @@ class FitMemo {
 
  private:
   static constexpr size_t kMaxSamples = 8;  // larger fits (several symbols) are not kept
-  static constexpr int kEntryBits = 9;
+  static constexpr size_t kFiguresPerEntry = 16;
+  static constexpr int kMinBits = 4, kMaxBits = 10;
   struct Entry {
     size_t count = 0;
     int degree = 0;
@@ -88,12 +95,13 @@ class FitMemo {
       if (std::bit_cast<uint64_t>(kept[i]) != std::bit_cast<uint64_t>(samples[i])) return false;
     return true;
   }
-  static size_t entry(std::span<const double> samples) {
+  size_t entry(std::span<const double> samples) const {
     uint64_t h = 0;
     for (double v : samples) h = (h ^ std::bit_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15;
-    return size_t(h >> (64 - kEntryBits));
+    return size_t(h >> (64 - bits_));
   }
-  std::vector<Entry> entries_ = std::vector<Entry>(size_t(1) << kEntryBits);
+  int bits_;
+  std::vector<Entry> entries_;
   std::optional<Polynomial> unkept_;
 };
 
@@ -157,6 +165,7 @@ class Run {
       layout_ = make_layout(graph_, eval_);
       samples_.emplace(layout_.size, exact_slot_ + (sized_ ? 1 : 0));
       liveness_.emplace(graph_, eval_, rules_);
+      if (fit_) memo_.emplace(layout_.size);
     }
     // The planner's layout is concrete, not a formula: it is made at the sizes given only.
     liveness_->figures(eval_, exact && options_.arena, memory_);
@@ -183,7 +192,7 @@ class Run {
         fit_degree_[i] = kConstantFit;
         return true;
       }
-      if (memo_.fit(*in, {v, n + 1})) {
+      if (memo_->fit(*in, {v, n + 1})) {
         fit_degree_[i] = uint8_t(in->degree());
         return true;
       }
@@ -241,7 +250,7 @@ class Run {
     double samples[kMaxLatticeSize + 1];
     samples_->gather(i, n, samples);
     samples[n] = check;
-    return memo_.fit(in, {samples, n + 1});  // a copy
+    return memo_->fit(in, {samples, n + 1});  // a copy
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
@@ -430,7 +439,7 @@ class Run {
   static constexpr uint8_t kConstantFit = 0xff;
   std::vector<uint8_t> fit_degree_;
   std::array<const Interpolation*, kMaxDegree + 1> interpolations_{};  // by degree, once used
-  FitMemo memo_;
+  std::optional<FitMemo> memo_;  // when fitting, sized by the layout
 
   bool any_not_polynomial_ = false;
 };
