@@ -173,9 +173,8 @@ class Run {
   }
 
   // Fits every figure with degree 1, then raises the degree (evaluating the extra lattice points)
-  // only while some figure that is known everywhere does not fit yet. Only the degrees are kept:
-  // the polynomials are built once, when the results are filled (thousands of them, which would
-  // otherwise be stored and moved).
+  // only while some figure that is known everywhere does not fit yet. Per figure only the degree
+  // is kept; the polynomials stay in the memo, from which the results copy them.
   void fit_formulas() {
     const Interpolation* in = &interpolation(1);
     size_t evaluated = in->lattice().size();
@@ -238,7 +237,7 @@ class Run {
     return *in;
   }
 
-  // Figure i's polynomial, fitted from its samples with the degree found, or none.
+  // Figure i's polynomial (from the memo, or fitted again on a miss), or none.
   std::optional<Polynomial> formula(size_t i) {
     const uint8_t degree = fit_degree_[i];
     if (degree == 0) return std::nullopt;

@@ -234,11 +234,9 @@ bool Interpolation::finite_constant(std::span<const double> values, double check
   return true;
 }
 
-std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
-                                             bool* constant) const {
-  const bool same = finite_constant(values, check_value);
-  if (constant) *constant = same;
-  if (same) return Polynomial::constant(check_value);
+std::optional<Polynomial> Interpolation::fit(std::span<const double> values,
+                                             double check_value) const {
+  if (finite_constant(values, check_value)) return Polynomial::constant(check_value);
   int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   const Kind kind = classify(values, check_value, exact, &exact_check);
@@ -252,24 +250,6 @@ std::optional<Polynomial> Interpolation::fit(std::span<const double> values, dou
     case Kind::kApproximate: break;
   }
   return fit_approximate(values, check_value);
-}
-
-bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
-  const bool same = finite_constant(values, check_value);
-  if (constant) *constant = same;
-  if (same) return true;
-  int64_t exact[kMaxLatticeSize];
-  int64_t exact_check = 0;
-  bool narrow = false;
-  const Kind kind = classify(values, check_value, exact, &exact_check);
-  switch (kind) {
-    case Kind::kUnknown: return false;
-    case Kind::kExact:
-      if (exact_check_passes({exact, values.size()}, exact_check, &narrow)) return true;
-      break;
-    case Kind::kApproximate: break;
-  }
-  return approximate_check_passes(values, check_value);
 }
 
 namespace {

@@ -35,15 +35,10 @@ class Interpolation {
   // The polynomial through lattice_values[i] at lattice()[i], if it also gives check_value at the
   // check point; nullopt otherwise (or when a value is not finite). Integer values (all figures
   // are counts) are fitted and checked exactly.
-  // *constant (when given) tells whether every value is the same, the fit then being that constant.
-  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value,
-                                bool* constant = nullptr) const;
+  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value) const;
   // Every value the same and finite: the fit is that constant. Most figures do not change with
   // the sizes, and a comparison per value settles them without the work of a fit.
   bool finite_constant(std::span<const double> lattice_values, double check_value) const;
-  // fit(lattice_values, check_value).has_value(), without building the polynomial.
-  bool fits(std::span<const double> lattice_values, double check_value,
-            bool* constant = nullptr) const;
 
  private:
   struct Row {  // one linear form over the lattice values, over a common denominator
