@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 
 #include "analyzer/backward.h"
 #include "analyzer/figures.h"
@@ -52,6 +53,58 @@ const char* state_note(NodeState state) {
   }
 }
 
+// Fits already made, by the samples they come from: models repeat the same figures (N·768 in
+// every layer), and a lookup costs far less than a fit. Direct-mapped: a fit whose samples map to
+// a taken entry replaces it.
+class FitMemo {
+ public:
+  // Room for about one entry per kFiguresPerEntry figures: a small model's analysis does not pay
+  // for clearing a large table.
+  explicit FitMemo(size_t figures)
+      : bits_(std::clamp(int(std::bit_width(figures / kFiguresPerEntry)), kMinBits, kMaxBits)),
+        entries_(size_t(1) << bits_) {}
+
+  // in's fit through `samples` (at its lattice, then at the check point), or none when no
+  // polynomial of its degree goes through them.
+  const std::optional<Polynomial>& fit(const Interpolation& in, std::span<const double> samples) {
+    const std::span<const double> lattice = samples.first(samples.size() - 1);
+    if (samples.size() > kMaxSamples) return unkept_ = in.fit(lattice, samples.back());
+    Entry& e = entries_[entry(samples)];
+    if (e.count != samples.size() || e.degree != in.degree() || !same_bits(e.samples, samples)) {
+      e.count = samples.size();
+      e.degree = in.degree();
+      std::copy(samples.begin(), samples.end(), e.samples);
+      e.fit = in.fit(lattice, samples.back());
+    }
+    return e.fit;
+  }
+
+ private:
+  static constexpr size_t kMaxSamples = 8;  // larger fits (several symbols) are not kept
+  static constexpr size_t kFiguresPerEntry = 16;
+  static constexpr int kMinBits = 4, kMaxBits = 10;
+  struct Entry {
+    size_t count = 0;
+    int degree = 0;
+    double samples[kMaxSamples];
+    std::optional<Polynomial> fit;
+  };
+  // Bit for bit (a library memcmp call costs more than comparing these few values).
+  static bool same_bits(const double* kept, std::span<const double> samples) {
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (std::bit_cast<uint64_t>(kept[i]) != std::bit_cast<uint64_t>(samples[i])) return false;
+    return true;
+  }
+  size_t entry(std::span<const double> samples) const {
+    uint64_t h = 0;
+    for (double v : samples) h = (h ^ std::bit_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15;
+    return size_t(h >> (64 - bits_));
+  }
+  int bits_;
+  std::vector<Entry> entries_;
+  std::optional<Polynomial> unkept_;
+};
+
 // One analysis: the evaluations of the graph, the formulas fitted through them, and the results.
 class Run {
  public:
@@ -67,12 +120,12 @@ class Run {
       fail("every symbolic dim needs a size to analyse without formulas (missing: {})",
            fmt::join(plan_.symbols, ", "));
     // A few dozen types, thousands of nodes.
-    std::unordered_map<std::string_view, BackwardRule> by_type;
+    std::vector<std::optional<BackwardRule>> by_type(evaluator_.num_types());
     rules_.reserve(graph.nodes.size());
-    for (const ir::Node& node : graph.nodes) {
-      auto [it, inserted] = by_type.try_emplace(node.op_type);
-      if (inserted) it->second = backward_rule(node.op_type);
-      rules_.push_back(it->second);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      std::optional<BackwardRule>& rule = by_type[evaluator_.type_index(n)];
+      if (!rule) rule = backward_rule(graph.nodes[n].op_type);
+      rules_.push_back(*rule);
     }
     // A slot per evaluation: the lattice of the highest degree, then the check, then the sizes.
     lattice_slots_ = fit_ ? Interpolation::get(k_, kMaxDegree).lattice().size() : 0;
@@ -112,6 +165,7 @@ class Run {
       layout_ = make_layout(graph_, eval_);
       samples_.emplace(layout_.size, exact_slot_ + (sized_ ? 1 : 0));
       liveness_.emplace(graph_, eval_, rules_);
+      if (fit_) memo_.emplace(layout_.size);
     }
     // The planner's layout is concrete, not a formula: it is made at the sizes given only.
     liveness_->figures(eval_, exact && options_.arena, memory_);
@@ -119,31 +173,30 @@ class Run {
   }
 
   // Fits every figure with degree 1, then raises the degree (evaluating the extra lattice points)
-  // only while some figure that is known everywhere does not fit yet.
+  // only while some figure that is known everywhere does not fit yet. Per figure only the degree
+  // is kept; the polynomials stay in the memo, from which the results copy them.
   void fit_formulas() {
-    const Interpolation* in = &Interpolation::get(k_, 1);
+    const Interpolation* in = &interpolation(1);
     size_t evaluated = in->lattice().size();
     for (size_t p = 0; p < evaluated; ++p) evaluate(in->lattice()[p], p, false);
     evaluate(in->check_point(), check_slot_, false);
-    // Constants are only marked (node_results makes them); other fits are kept apart, to be
-    // moved into the results.
     fit_degree_.assign(layout_.size, 0);
-    fitted_index_.resize(layout_.size);
     // False when figure i does not fit yet but might with a higher degree.
     auto try_fit = [&](size_t i) {
-      const double* v = samples_->figure(i);
-      bool constant = false;
-      std::optional<Polynomial> p = in->fit({v, in->lattice().size()}, v[check_slot_], &constant);
-      if (p) {
-        fit_degree_[i] = constant ? kConstantFit : uint8_t(in->degree());
-        if (!constant) {
-          fitted_index_[i] = uint32_t(fitted_.size());
-          fitted_.push_back(std::move(*p));
-        }
+      const size_t n = in->lattice().size();
+      double v[kMaxLatticeSize + 1];
+      samples_->gather(i, n, v);
+      const double check = v[n] = samples_->at(i, check_slot_);
+      if (in->finite_constant({v, n}, check)) {
+        fit_degree_[i] = kConstantFit;
         return true;
       }
-      if (!std::isfinite(v[check_slot_])) return true;
-      for (size_t p = 0; p < in->lattice().size(); ++p)
+      if (memo_->fit(*in, {v, n + 1})) {
+        fit_degree_[i] = uint8_t(in->degree());
+        return true;
+      }
+      if (!std::isfinite(check)) return true;
+      for (size_t p = 0; p < n; ++p)
         if (!std::isfinite(v[p])) return true;  // unknown: more sizes will not help
       return false;
     };
@@ -151,7 +204,7 @@ class Run {
     for (size_t i = 0; i < layout_.size; ++i)
       if (layout_.recorded[i] && !try_fit(i)) pending.push_back(i);
     for (int degree = 2; degree <= kMaxDegree && !pending.empty(); ++degree) {
-      in = &Interpolation::get(k_, degree);
+      in = &interpolation(degree);
       const size_t before = evaluated;
       for (; evaluated < in->lattice().size(); ++evaluated)
         evaluate(in->lattice()[evaluated], evaluated, false);
@@ -162,7 +215,7 @@ class Run {
         const std::optional<Polynomial> f = formula(i);
         for (size_t p = before; p < evaluated; ++p) {
           for (size_t s = 0; s < k_; ++s) point[s] = double(in->lattice()[p][s]);
-          const double want = samples_->figure(i)[p], got = f->evaluate(point);
+          const double want = samples_->at(i, p), got = f->evaluate(point);
           if (!(std::fabs(got - want) <= 1e-9 * std::max(1.0, std::fabs(want)))) {
             fit_degree_[i] = 0;
             pending.push_back(i);
@@ -177,29 +230,37 @@ class Run {
     }
   }
 
-  // Figure i's polynomial (a copy), or none.
-  std::optional<Polynomial> formula(size_t i) const {
-    if (fit_degree_[i] == 0) return std::nullopt;
+  // The interpolation of `degree` in the symbols (Interpolation::get locks a cache: once each).
+  const Interpolation& interpolation(int degree) {
+    const Interpolation*& in = interpolations_[size_t(degree)];
+    if (!in) in = &Interpolation::get(k_, degree);
+    return *in;
+  }
+
+  // Figure i's polynomial (from the memo, or fitted again on a miss), or none.
+  std::optional<Polynomial> formula(size_t i) {
+    const uint8_t degree = fit_degree_[i];
+    if (degree == 0) return std::nullopt;
+    const double check = samples_->at(i, check_slot_);
     // The same value everywhere: what Interpolation::fit gives then.
-    if (fit_degree_[i] == kConstantFit)
-      return Polynomial::constant(samples_->figure(i)[check_slot_]);
-    return fitted_[fitted_index_[i]];
+    if (degree == kConstantFit) return Polynomial::constant(check);
+    const Interpolation& in = *interpolations_[degree];
+    const size_t n = in.lattice().size();
+    double samples[kMaxLatticeSize + 1];
+    samples_->gather(i, n, samples);
+    samples[n] = check;
+    return memo_->fit(in, {samples, n + 1});  // a copy
   }
 
   // Figure i: its formula (a constant without symbols) and its value at the sizes given, into a
-  // quantity that has neither yet (filled in place: an analysis holds tens of thousands). Each
-  // figure is filled once: its fitted polynomial is moved into the quantity.
+  // quantity that has neither yet (filled in place: an analysis holds tens of thousands).
   void fill(size_t i, Quantity& q) {
     if (!layout_.recorded[i]) return;
-    const double exact = sized_ ? samples_->figure(i)[exact_slot_] : kUnknown;
-    if (fit_) {
-      if (fit_degree_[i] == kConstantFit)
-        q.formula = Polynomial::constant(samples_->figure(i)[check_slot_]);
-      else if (fit_degree_[i] != 0)
-        q.formula = std::move(fitted_[fitted_index_[i]]);
-    } else if (k_ == 0 && std::isfinite(exact)) {
+    const double exact = sized_ ? samples_->at(i, exact_slot_) : kUnknown;
+    if (fit_)
+      q.formula = formula(i);
+    else if (k_ == 0 && std::isfinite(exact))
       q.formula = Polynomial::constant(exact);
-    }
     if (std::isfinite(exact)) q.value = exact;
   }
   Quantity quantity(size_t i) {
@@ -376,8 +437,8 @@ class Run {
   // Per figure: the degree of its formula, 0 when none, kConstantFit when it is a constant.
   static constexpr uint8_t kConstantFit = 0xff;
   std::vector<uint8_t> fit_degree_;
-  std::vector<uint32_t> fitted_index_;  // per figure fitted with a degree: its entry in fitted_
-  std::vector<Polynomial> fitted_;      // the fits that are not constants
+  std::array<const Interpolation*, kMaxDegree + 1> interpolations_{};  // by degree, once used
+  std::optional<FitMemo> memo_;  // when fitting, sized by the layout
 
   bool any_not_polynomial_ = false;
 };

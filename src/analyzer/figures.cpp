@@ -37,7 +37,8 @@ Layout make_layout(const ir::Graph& graph, const EvalResult& eval) {
 
 void Samples::record(const ir::Graph& graph, const EvalResult& eval, const MemoryFigures& memory,
                      const std::vector<BackwardRule>& rules, const Layout& layout, size_t slot) {
-  auto at = [&](size_t i) -> double& { return data_[i * slots_ + slot]; };
+  double* const row = data_.get() + slot * figures_;
+  auto at = [&](size_t i) -> double& { return row[i]; };
   double totals[kTotalColumns] = {};
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ir::Node& node = graph.nodes[n];

@@ -1,6 +1,5 @@
 // The figures of each evaluation, laid out for fitting: per node its cost and memory columns and
-// every output dim, then the model's totals; stored figure-major so that one figure's values over
-// all evaluations are contiguous.
+// every output dim, then the model's totals; one row of them per evaluation (see Samples).
 #pragma once
 
 #include <cstddef>
@@ -58,13 +57,18 @@ struct Layout {
 // on sizes).
 Layout make_layout(const ir::Graph& graph, const EvalResult& eval);
 
-// Every figure of every evaluation, figure-major: the values of figure i are contiguous (one slot
-// per evaluation), so fitting reads them in one go. Slots never written are never touched.
+// Every figure of every evaluation, slot-major: one row per evaluation, written in one stream
+// when it is recorded (a figure-major table would touch a cache line per figure and evaluation),
+// and read by fitting in a few parallel streams. Slots never written are never touched.
 class Samples {
  public:
-  Samples(size_t figures, size_t slots) : slots_(slots), data_(new double[figures * slots]) {}
-  double* figure(size_t i) { return data_.get() + i * slots_; }
-  const double* figure(size_t i) const { return data_.get() + i * slots_; }
+  Samples(size_t figures, size_t slots) : figures_(figures), data_(new double[figures * slots]) {}
+  // Figure i in `slot`.
+  double at(size_t i, size_t slot) const { return data_[slot * figures_ + i]; }
+  // Figure i in slots 0 to count - 1, into out.
+  void gather(size_t i, size_t count, double* out) const {
+    for (size_t slot = 0; slot < count; ++slot) out[slot] = at(i, slot);
+  }
 
   // One evaluation's figures into `slot` (a folded node's cost and memory columns are not
   // written: Layout::recorded says which).
@@ -72,7 +76,7 @@ class Samples {
               const std::vector<BackwardRule>& rules, const Layout& layout, size_t slot);
 
  private:
-  size_t slots_;
+  size_t figures_;
   std::unique_ptr<double[]> data_;
 };
 

@@ -17,7 +17,6 @@ namespace {
 // every figure to stay an exact integer in a double. The check point uses primes, so that a figure
 // with floor divisions (strides) is unlikely to agree with the lattice's polynomial there.
 constexpr int64_t kAxisSizes[] = {16, 24, 40, 64};
-constexpr size_t kLatticeCapacity = 35;  // C(4 + 3, 3)
 constexpr int64_t kCheckSizes[kMaxSymbols] = {101, 103, 107, 109};
 
 __int128 gcd128(__int128 a, __int128 b) {
@@ -209,36 +208,40 @@ Interpolation::Interpolation(size_t num_symbols, int degree)
 
 Interpolation::Kind Interpolation::classify(std::span<const double> values, double check_value,
                                             int64_t* exact, int64_t* exact_check) const {
-  if (values.size() != lattice_.size())
-    fail_internal("interpolation needs {} values, got {}", lattice_.size(), values.size());
-  // One pass without early exits (branches on the values mispredict): unknown values,
-  // constants, and whether the exact (integer) fit applies.
+  // One pass without early exits (branches on the values mispredict): unknown values, and whether
+  // the exact (integer) fit applies. (Constants are settled before: finite_constant.)
   bool integers = exact_integer(check_value, exact_check) && exact_;
-  bool constant = true, finite = std::isfinite(check_value);
+  bool finite = std::isfinite(check_value);
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     // (A conversion and back rather than std::trunc, a library call on baseline x86-64.)
     const bool in_range = std::fabs(v) < kMaxExactValue;
     const int64_t as_integer = in_range ? int64_t(v) : 0;
     finite &= std::isfinite(v);
-    constant &= v == check_value;
     integers &= in_range && double(as_integer) == v;
     exact[i] = as_integer;
   }
   if (!finite) return Kind::kUnknown;
-  if (constant) return Kind::kConstant;
   return integers ? Kind::kExact : Kind::kApproximate;
 }
 
-std::optional<Polynomial> Interpolation::fit(std::span<const double> values, double check_value,
-                                             bool* constant) const {
-  int64_t exact[kLatticeCapacity];
+bool Interpolation::finite_constant(std::span<const double> values, double check_value) const {
+  if (values.size() != lattice_.size())
+    fail_internal("interpolation needs {} values, got {}", lattice_.size(), values.size());
+  if (!std::isfinite(check_value)) return false;
+  for (double v : values)
+    if (v != check_value) return false;
+  return true;
+}
+
+std::optional<Polynomial> Interpolation::fit(std::span<const double> values,
+                                             double check_value) const {
+  if (finite_constant(values, check_value)) return Polynomial::constant(check_value);
+  int64_t exact[kMaxLatticeSize];
   int64_t exact_check = 0;
   const Kind kind = classify(values, check_value, exact, &exact_check);
-  if (constant) *constant = kind == Kind::kConstant;
   switch (kind) {
     case Kind::kUnknown: return std::nullopt;
-    case Kind::kConstant: return Polynomial::constant(check_value);
     case Kind::kExact: {
       std::optional<Polynomial> p = fit_exact({exact, values.size()}, exact_check);
       if (p) return p;
@@ -247,23 +250,6 @@ std::optional<Polynomial> Interpolation::fit(std::span<const double> values, dou
     case Kind::kApproximate: break;
   }
   return fit_approximate(values, check_value);
-}
-
-bool Interpolation::fits(std::span<const double> values, double check_value, bool* constant) const {
-  int64_t exact[kLatticeCapacity];
-  int64_t exact_check = 0;
-  bool narrow = false;
-  const Kind kind = classify(values, check_value, exact, &exact_check);
-  if (constant) *constant = kind == Kind::kConstant;
-  switch (kind) {
-    case Kind::kUnknown: return false;
-    case Kind::kConstant: return true;
-    case Kind::kExact:
-      if (exact_check_passes({exact, values.size()}, exact_check, &narrow)) return true;
-      break;
-    case Kind::kApproximate: break;
-  }
-  return approximate_check_passes(values, check_value);
 }
 
 namespace {
@@ -314,7 +300,7 @@ std::optional<Polynomial> Interpolation::fit_exact(std::span<const int64_t> valu
   // zeroing room for 35 terms on every fit would cost more than the fit itself.
   union Slots {
     Slots() {}
-    Polynomial::Term terms[kLatticeCapacity];
+    Polynomial::Term terms[kMaxLatticeSize];
   } slots;
   size_t count = 0;
   for (size_t g = basis_.size(); g-- > 0;) {

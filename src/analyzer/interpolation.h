@@ -16,6 +16,7 @@
 namespace strata::analyzer {
 
 inline constexpr int kMaxDegree = 3;
+inline constexpr size_t kMaxLatticeSize = 35;  // C(kMaxSymbols + kMaxDegree, kMaxDegree)
 
 class Interpolation {
  public:
@@ -34,12 +35,10 @@ class Interpolation {
   // The polynomial through lattice_values[i] at lattice()[i], if it also gives check_value at the
   // check point; nullopt otherwise (or when a value is not finite). Integer values (all figures
   // are counts) are fitted and checked exactly.
-  // *constant (when given) tells whether every value is the same, the fit then being that constant.
-  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value,
-                                bool* constant = nullptr) const;
-  // fit(lattice_values, check_value).has_value(), without building the polynomial.
-  bool fits(std::span<const double> lattice_values, double check_value,
-            bool* constant = nullptr) const;
+  std::optional<Polynomial> fit(std::span<const double> lattice_values, double check_value) const;
+  // Every value the same and finite: the fit is that constant. Most figures do not change with
+  // the sizes, and a comparison per value settles them without the work of a fit.
+  bool finite_constant(std::span<const double> lattice_values, double check_value) const;
 
  private:
   struct Row {  // one linear form over the lattice values, over a common denominator
@@ -48,8 +47,9 @@ class Interpolation {
     std::vector<int64_t> narrow;  // the same in 64 bits (when exact_)
     int64_t narrow_denominator = 1;
   };
-  // How fit() goes about it: unknown values, a constant, exact integers, or approximately.
-  enum class Kind { kUnknown, kConstant, kExact, kApproximate };
+  // How fit() goes about a figure that is not a constant: unknown values, exact integers, or
+  // approximately.
+  enum class Kind { kUnknown, kExact, kApproximate };
   Kind classify(std::span<const double> values, double check, int64_t* exact,
                 int64_t* exact_check) const;
   bool exact_check_passes(std::span<const int64_t> values, int64_t check, bool* narrow) const;

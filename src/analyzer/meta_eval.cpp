@@ -24,21 +24,31 @@ MetaEvaluator::MetaEvaluator(const ir::Graph& graph) : graph_(graph) {
   input_begin_.push_back(values_.size());
   // Models repeat a few dozen op types over thousands of nodes: look each type up once (ai.onnx
   // types by name; other domains are rare).
-  std::unordered_map<std::string_view, ops::OpFactory> onnx_factories;
-  std::map<std::pair<std::string_view, std::string_view>, ops::OpFactory> other_factories;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const ir::Node& node = graph.nodes[n];
-    ops::OpFactory* factory = nullptr;
+  struct Type {
+    ops::OpFactory factory = nullptr;
+    uint32_t index = 0;
+  };
+  std::unordered_map<std::string_view, Type> onnx_types;
+  std::map<std::pair<std::string_view, std::string_view>, Type> other_types;
+  auto type_of = [&](const ir::Node& node) -> const Type& {
+    Type* type = nullptr;
     bool inserted = false;
     if (node.domain.empty()) {
-      auto [it, added] = onnx_factories.try_emplace(node.op_type, nullptr);
-      factory = &it->second, inserted = added;
+      auto [it, added] = onnx_types.try_emplace(node.op_type);
+      type = &it->second, inserted = added;
     } else {
-      auto [it, added] = other_factories.try_emplace({node.domain, node.op_type}, nullptr);
-      factory = &it->second, inserted = added;
+      auto [it, added] = other_types.try_emplace({node.domain, node.op_type});
+      type = &it->second, inserted = added;
     }
-    if (inserted) *factory = ops::find_op_in_domain(node.domain, node.op_type);
-    if (*factory) ops_[n] = passes::make_op(graph, node, *factory);  // else unsupported
+    if (inserted) *type = {ops::find_op_in_domain(node.domain, node.op_type), num_types_++};
+    return *type;
+  };
+  type_index_.reserve(graph.nodes.size());
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const ir::Node& node = graph.nodes[n];
+    const Type& type = type_of(node);
+    type_index_.push_back(type.index);
+    if (type.factory) ops_[n] = passes::make_op(graph, node, type.factory);  // else unsupported
   }
 }
 

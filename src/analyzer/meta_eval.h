@@ -56,6 +56,10 @@ class MetaEvaluator {
   const ir::Graph& graph() const { return graph_; }
   // The node's op, or nullptr when the op type is unsupported.
   const ops::Op* op(size_t node) const { return ops_[node].get(); }
+  // The node's op type (domain and name) as an index among the graph's distinct types: what
+  // depends on the type only is then worked out once per type (a few dozen), not per node.
+  uint32_t type_index(size_t node) const { return type_index_[node]; }
+  uint32_t num_types() const { return num_types_; }
 
   // Evaluates every node with graph input i shaped input_shapes[i] (dims may be symbolic, then
   // costs are not computed). Fails naming the node when a shape rule rejects its inputs.
@@ -78,6 +82,8 @@ class MetaEvaluator {
 
   const ir::Graph& graph_;
   std::vector<std::unique_ptr<ops::Op>> ops_;
+  std::vector<uint32_t> type_index_;  // per node
+  uint32_t num_types_ = 0;
   std::vector<ir::ValueId> values_;                 // per node: its inputs, then its outputs
   std::vector<size_t> input_begin_, output_begin_;  // per node (input_begin_ has one more)
 };

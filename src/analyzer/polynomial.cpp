@@ -60,6 +60,11 @@ Polynomial::Polynomial(std::span<const Term> terms) {
 }
 
 void Polynomial::assign(std::span<const Term> terms) {
+  copy(terms);
+  normalize();
+}
+
+void Polynomial::copy(std::span<const Term> terms) {
   if (terms.size() <= kInlineTerms) {
     std::copy(terms.begin(), terms.end(), inline_.begin());
     heap_.reset();
@@ -69,7 +74,6 @@ void Polynomial::assign(std::span<const Term> terms) {
     heap_ = std::move(heap);
   }
   size_ = uint32_t(terms.size());
-  normalize();
 }
 
 void Polynomial::normalize() {

@@ -27,10 +27,10 @@ class Polynomial {
   };
 
   Polynomial() = default;  // zero
-  Polynomial(const Polynomial& other) { assign(other.terms()); }
+  Polynomial(const Polynomial& other) { copy(other.terms()); }
   Polynomial(Polynomial&& other) noexcept { *this = std::move(other); }
   Polynomial& operator=(const Polynomial& other) {
-    if (this != &other) assign(other.terms());
+    if (this != &other) copy(other.terms());
     return *this;
   }
   Polynomial& operator=(Polynomial&& other) noexcept {
@@ -73,7 +73,8 @@ class Polynomial {
   static constexpr size_t kInlineTerms = 2;
   const Term* data() const { return heap_ ? heap_.get() : inline_.data(); }
   Term* data() { return heap_ ? heap_.get() : inline_.data(); }
-  void assign(std::span<const Term> terms);
+  void assign(std::span<const Term> terms);  // copy, then normalize
+  void copy(std::span<const Term> terms);    // terms already in order (another polynomial's)
   void normalize();
   std::array<Term, kInlineTerms> inline_{};
   std::unique_ptr<Term[]> heap_;  // the terms, when there are more than kInlineTerms

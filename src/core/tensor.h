@@ -64,6 +64,9 @@ class Tensor {
 
   // A deep copy that owns its buffer.
   Tensor clone() const;
+  // True when the tensor keeps its buffer alive (it owns it, or shares its owner): a copy of it
+  // (which shares the buffer) stays valid however long this one lives.
+  bool keeps_buffer_alive() const { return owner_ != nullptr; }
   // Integer tensor (any integer type) read as int64 values.
   std::vector<int64_t> to_int64() const;
   // Any numeric tensor read as double values.

@@ -11,15 +11,17 @@ namespace {
 
 // The attribute's tensor: `value` (any opset), or since opset 12 a scalar or list attribute.
 Tensor constant_value(const NodeInfo& node) {
-  int set = 0;
-  for (const char* name : {"value", "sparse_value", "value_float", "value_floats", "value_int",
-                           "value_ints", "value_string", "value_strings"})
-    set += node.has_attr(name) ? 1 : 0;
+  // Counted in one pass over the node's attributes: models hold hundreds of Constants, and
+  // the analyzer builds their ops on every analysis.
+  const int set = node.count_attrs({"value", "sparse_value", "value_float", "value_floats",
+                                    "value_int", "value_ints", "value_string", "value_strings"});
   if (set != 1) fail("exactly one value attribute must be set, not {}", set);
 
   if (const Tensor* value = node.attr_tensor("value")) {
     require_fixed_size(value->dtype());
-    return value->clone();  // owned, independent of the graph's lifetime
+    // Independent of the graph's lifetime: sharing the buffer when the attribute keeps it alive
+    // (no copy to make and free), else a copy.
+    return value->keeps_buffer_alive() ? *value : value->clone();
   }
   if (node.has_attr("sparse_value")) fail("attribute 'sparse_value' is not supported");
   if (node.has_attr("value_string") || node.has_attr("value_strings"))

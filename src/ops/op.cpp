@@ -25,6 +25,13 @@ const Tensor* NodeInfo::constant_input(size_t i) const {
   return graph_.values[size_t(node_.inputs[i])].constant.get();
 }
 
+int NodeInfo::count_attrs(std::initializer_list<std::string_view> names) const {
+  int count = 0;
+  for (const auto& [name, attribute] : node_.attributes)
+    count += std::find(names.begin(), names.end(), name) != names.end() ? 1 : 0;
+  return count;
+}
+
 const ir::Attribute* NodeInfo::find(const char* name, ir::Attribute::Kind kind) const {
   auto it = node_.attributes.find(name);
   if (it == node_.attributes.end()) return nullptr;

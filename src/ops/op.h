@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,8 @@ class NodeInfo {
   const Tensor* constant_input(size_t i) const;
 
   bool has_attr(const char* name) const { return node_.attributes.count(name) > 0; }
+  // How many of `names` the node sets (one pass over its few attributes, no lookups).
+  int count_attrs(std::initializer_list<std::string_view> names) const;
   int64_t attr_int(const char* name, int64_t fallback) const;
   float attr_float(const char* name, float fallback) const;
   std::string attr_string(const char* name, std::string fallback = "") const;
