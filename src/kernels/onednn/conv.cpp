@@ -141,6 +141,81 @@ memory::dims dims_of(const std::vector<int64_t>& v) {
   return memory::dims(v.begin(), v.end());
 }
 
+// A convolution descriptor from the source and destination descriptors and the algorithm (the
+// other operands fixed by the node).
+using MakeConvDesc = std::function<dnnl::convolution_forward::desc(
+    const memory::desc& src, const memory::desc& dst, dnnl::algorithm algorithm)>;
+
+// The layouts the convolution reads its input and writes its output in.
+std::pair<Layout, Layout> settle_layouts(const NodeRequest& r, const MakeConvDesc& make_desc,
+                                         const dnnl::primitive_attr& attr,
+                                         const std::vector<int64_t>& x_shape,
+                                         const std::vector<int64_t>& y_shape) {
+  // Activation layouts: the input keeps the layout it has when it is not plain (no reorder
+  // between convolutions); otherwise the policy decides, and `any` lets oneDNN choose.
+  const Layout x_layout = r.input_layouts[0];
+  const memory::desc any_x(dims_of(x_shape), memory::data_type::f32, memory::format_tag::any);
+  const memory::desc any_y(dims_of(y_shape), memory::data_type::f32, memory::format_tag::any);
+  memory::desc src, dst;
+  switch (r.layout_policy) {
+    case LayoutPolicy::kPlain:
+      src = desc_of(x_shape, Layout::kPlain);
+      dst = desc_of(y_shape, Layout::kPlain);
+      break;
+    case LayoutPolicy::kChannelsLast:
+    case LayoutPolicy::kBlocked: {
+      const Layout target =
+          r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
+      src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
+      dst = desc_of(y_shape, target);
+      break;
+    }
+    case LayoutPolicy::kAuto:
+      src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
+      dst = any_y;
+      break;
+  }
+  if (r.output_needs_plain[0]) dst = desc_of(y_shape, Layout::kPlain);
+
+  const auto preferred = [&](const memory::desc& s, const memory::desc& d) {
+    const dnnl::convolution_forward::desc desc =
+        make_desc(s, d, dnnl::algorithm::convolution_direct);
+    const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    return std::make_pair(layout_of(pd.src_desc()), layout_of(pd.dst_desc()));
+  };
+  // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
+  // (nChw8c...) are replaced by the policy's explicit ones.
+  const Layout fallback =
+      r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
+  const auto [first_src, first_dst] = preferred(src, dst);
+  // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
+  // plain output has only oneDNN's reference implementation); plain throughout.
+  const Layout settled_src = first_src.value_or(fallback);
+  const std::pair<Layout, Layout> candidates[] = {{settled_src, first_dst.value_or(fallback)},
+                                                  {settled_src, settled_src},
+                                                  {Layout::kPlain, Layout::kPlain}};
+  for (size_t c = 0; c < std::size(candidates); ++c) {
+    const auto [s, d] = candidates[c];
+    const dnnl::convolution_forward::desc desc =
+        make_desc(desc_of(x_shape, s), desc_of(y_shape, d), dnnl::algorithm::convolution_direct);
+    const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return candidates[c];
+  }
+  return candidates[0];  // only oneDNN's reference everywhere: the policy's layouts
+}
+
+// Attributes with the residual's sum post-op alone (a fresh attribute: oneDNN 2.6 keeps the old
+// post-ops when given an empty list).
+dnnl::primitive_attr sum_only_attr(bool residual) {
+  dnnl::primitive_attr attr = user_scratchpad_attr();
+  if (residual) {
+    dnnl::post_ops sum;
+    sum.append_sum(1);
+    attr.set_post_ops(sum);
+  }
+  return attr;
+}
+
 class ConvKernel final : public Kernel {
  public:
   explicit ConvKernel(const NodeRequest& r) {
@@ -171,39 +246,13 @@ class ConvKernel final : public Kernel {
     const memory::desc b_desc = has_bias ? desc_of({w_shape[0]}, Layout::kPlain) : memory::desc();
     const bool residual = r.has_input(ops::kFusedConvResidual);
 
-    // Activation layouts: the input keeps the layout it has when it is not plain (no reorder
-    // between convolutions); otherwise the policy decides, and `any` lets oneDNN choose.
-    const Layout x_layout = r.input_layouts[0];
-    const memory::desc any_x(dims_of(x_shape), memory::data_type::f32, memory::format_tag::any);
-    const memory::desc any_y(dims_of(y_shape), memory::data_type::f32, memory::format_tag::any);
-    memory::desc src, dst;
-    switch (r.layout_policy) {
-      case LayoutPolicy::kPlain:
-        src = desc_of(x_shape, Layout::kPlain);
-        dst = desc_of(y_shape, Layout::kPlain);
-        break;
-      case LayoutPolicy::kChannelsLast:
-      case LayoutPolicy::kBlocked: {
-        const Layout target =
-            r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
-        src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
-        dst = desc_of(y_shape, target);
-        break;
-      }
-      case LayoutPolicy::kAuto:
-        src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
-        dst = any_y;
-        break;
-    }
-    if (r.output_needs_plain[0]) dst = desc_of(y_shape, Layout::kPlain);
-
     dnnl::post_ops post_ops;
     if (residual) post_ops.append_sum(1);  // dst holds Z when the kernel starts
     append_activation(post_ops, setup.activation);
     dnnl::primitive_attr attr = user_scratchpad_attr();
     attr.set_post_ops(post_ops);
-    auto make_desc = [&](const memory::desc& s, const memory::desc& d,
-                         dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+    const MakeConvDesc make_desc = [&](const memory::desc& s, const memory::desc& d,
+                                       dnnl::algorithm algorithm) {
       return has_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                         algorithm, s, w_any, b_desc, d, strides,
                                                         dilations, pads_begin, pads_end)
@@ -211,35 +260,7 @@ class ConvKernel final : public Kernel {
                                                         algorithm, s, w_any, d, strides, dilations,
                                                         pads_begin, pads_end);
     };
-    auto preferred = [&](const memory::desc& s, const memory::desc& d) {
-      const dnnl::convolution_forward::desc desc = make_desc(s, d);
-      const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
-      return std::make_pair(layout_of(pd.src_desc()), layout_of(pd.dst_desc()));
-    };
-    // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
-    // (nChw8c...) are replaced by the policy's explicit ones.
-    const Layout fallback =
-        r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
-    const auto [first_src, first_dst] = preferred(src, dst);
-    // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
-    // plain output has only oneDNN's reference implementation); plain throughout.
-    const Layout settled_src = first_src.value_or(fallback);
-    const std::pair<Layout, Layout> candidates[] = {{settled_src, first_dst.value_or(fallback)},
-                                                    {settled_src, settled_src},
-                                                    {Layout::kPlain, Layout::kPlain}};
-    Layout src_layout = Layout::kPlain, dst_layout = Layout::kPlain;
-    for (size_t c = 0; c < std::size(candidates); ++c) {
-      const auto [s, d] = candidates[c];
-      const dnnl::convolution_forward::desc desc =
-          make_desc(desc_of(x_shape, s), desc_of(y_shape, d));
-      const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
-      const bool reference = std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-      if (c == 0 || !reference) {
-        src_layout = s;
-        dst_layout = d;
-      }
-      if (!reference) break;
-    }
+    const auto [src_layout, dst_layout] = settle_layouts(r, make_desc, attr, x_shape, y_shape);
     const memory::desc src_settled = desc_of(x_shape, src_layout);
     const memory::desc dst_settled = desc_of(y_shape, dst_layout);
     const auto settled_desc = [&](dnnl::algorithm algorithm) {
@@ -254,21 +275,12 @@ class ConvKernel final : public Kernel {
       // oneDNN 2.6's GEMM-based convolution in plain layouts applies eltwise post-ops one element
       // at a time through its reference code (a fused ReLU made a 1×1 convolution 7× slower, a
       // SiLU 20×): there the activation runs after it as its own vectorised primitive, in place.
-      // (A fresh attribute: oneDNN 2.6 keeps the old post-ops when given an empty list.)
-      dnnl::primitive_attr sum_only = user_scratchpad_attr();
-      if (residual) {
-        dnnl::post_ops sum;
-        sum.append_sum(1);
-        sum_only.set_post_ops(sum);
-      }
       const dnnl::convolution_forward::desc desc = settled_desc(picked.algorithm);
-      pd = dnnl::convolution_forward::primitive_desc(desc, sum_only, cpu_engine());
+      pd = dnnl::convolution_forward::primitive_desc(desc, sum_only_attr(residual), cpu_engine());
       select_implementation(pd, picked.index);
       activation_ = InPlaceActivation(setup.activation, pd.dst_desc());
     }
-    src = pd.src_desc();
-    dst = pd.dst_desc();
-
+    const memory::desc src = pd.src_desc(), dst = pd.dst_desc();
     name_ = impl_name(pd) + (activation_.empty() ? "" : "+" + activation_.name());
     input_layouts_ = {src_layout, Layout::kPlain, Layout::kPlain, dst_layout};
     output_layouts_ = {dst_layout};
