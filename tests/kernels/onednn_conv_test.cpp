@@ -141,8 +141,9 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
       const std::vector<runtime::StepInfo> steps =
           expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kPlain);
       ASSERT_EQ(steps.size(), 1u);
+      const std::string after = std::string(activation) == "Silu" ? "+silu:strata" : "+eltwise_";
       if (steps[0].kernel.find(":gemm:") != std::string::npos)
-        EXPECT_NE(steps[0].kernel.find("+eltwise_"), std::string::npos) << steps[0].kernel;
+        EXPECT_NE(steps[0].kernel.find(after), std::string::npos) << steps[0].kernel;
       else
         ADD_FAILURE() << "expected oneDNN's GEMM convolution in plain layout, got "
                       << steps[0].kernel;
@@ -183,6 +184,33 @@ TEST(OnednnConv, WideThreeByThreeConvolutionsRunWinograd) {
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].kernel.find("wino"), std::string::npos)
       << "under 64 channels Winograd is left to fast-run: " << steps[0].kernel;
+}
+
+// SiLU runs as strata's own pass after the convolution in every layout (oneDNN's swish post-op is
+// slower), after the residual sum; with it a wide 3×3 convolution can still run Winograd's.
+TEST(OnednnConv, SiluRunsAfterTheConvolutionInEveryLayout) {
+  std::mt19937 rng(11);
+  for (kernels::LayoutPolicy policy :
+       {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kPlain,
+        kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked}) {
+    for (bool residual : {false, true}) {
+      const ConvCase k{1,      17,     70,           1,      2,    {23, 19}, {3, 3},
+                       {1, 1}, {1, 1}, {1, 1, 1, 1}, "Silu", true, residual};
+      SCOPED_TRACE(describe(k) + " policy " + kernels::layout_policy_name(policy));
+      auto [graph, inputs] = conv_graph(k, rng, "Neg");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(graph, inputs, policy);
+      ASSERT_EQ(steps.size(), 2u);
+      EXPECT_NE(steps[0].kernel.find("+silu:strata"), std::string::npos) << steps[0].kernel;
+    }
+  }
+  const ConvCase wide{1,      64,     64,           1,      2,    {14, 14}, {3, 3},
+                      {1, 1}, {1, 1}, {1, 1, 1, 1}, "Silu", true, false};
+  auto [graph, inputs] = conv_graph(wide, rng, "Neg");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_NE(steps[0].kernel.find("wino"), std::string::npos) << steps[0].kernel;
 }
 
 TEST(OnednnConv, AutoPadSameUpperAndLower) {
