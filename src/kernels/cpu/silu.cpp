@@ -55,14 +55,18 @@ void silu_scalar(float* p, int64_t n) {
 }
 
 void silu_range(float* p, int64_t n) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512)
+  if (silu_is_vectorised())
     silu_avx512(p, n);
   else
     silu_scalar(p, n);
 }
 
 }  // namespace
+
+bool silu_is_vectorised() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
 
 void silu_in_place(float* data, int64_t n) {
   // Below this many values a second thread costs more to wake than it saves.

@@ -12,4 +12,8 @@ namespace strata::kernels::cpu {
 // magnitude). Splits large buffers among OpenMP's current threads.
 void silu_in_place(float* data, int64_t n);
 
+// Whether this CPU runs the pass vectorised (AVX-512); without, it is scalar code, slower than
+// oneDNN's own post-op.
+bool silu_is_vectorised();
+
 }  // namespace strata::kernels::cpu

@@ -250,7 +250,7 @@ class ConvKernel final : public Kernel {
     // oneDNN 2.6's swish post-op costs about 0.4 ns per element on this AVX-512 machine, strata's
     // own SiLU pass over the output just written about 0.2 (efficientnet_b0's 16→96 1×1
     // convolution at 112×112: 0.95 ms fused, 0.45 + 0.22 apart): SiLU runs after the convolution.
-    silu_after_ = setup.activation.kind == ops::ActivationKind::kSilu;
+    silu_after_ = setup.activation.kind == ops::ActivationKind::kSilu && cpu::silu_is_vectorised();
     dnnl::primitive_attr attr = sum_only_attr(residual);  // dst holds Z when the kernel starts
     if (!silu_after_) {
       dnnl::post_ops post_ops;
