@@ -200,7 +200,7 @@ std::pair<Layout, Layout> settle_layouts(const NodeRequest& r, const MakeConvDes
     const dnnl::convolution_forward::desc desc =
         make_desc(desc_of(x_shape, s), desc_of(y_shape, d), dnnl::algorithm::convolution_direct);
     const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
-    if (std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return candidates[c];
+    if (!is_reference(pd)) return candidates[c];
   }
   return candidates[0];  // only oneDNN's reference everywhere: the policy's layouts
 }

@@ -115,8 +115,7 @@ class DeconvolutionKernel final : public SrcDstKernel {
       const dnnl::deconvolution_forward::desc first = make_desc(src_first, dst_first);
       const dnnl::deconvolution_forward::primitive_desc pd(first, user_scratchpad_attr(),
                                                            cpu_engine());
-      if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
-        src_layout = dst_layout = Layout::kPlain;
+      if (is_reference(pd)) src_layout = dst_layout = Layout::kPlain;
     }
     // Built where its descriptor lives on: oneDNN's list of implementations refers to it.
     const dnnl::deconvolution_forward::desc desc = make_desc(src_layout, dst_layout);

@@ -109,6 +109,10 @@ void select_implementation(dnnl::primitive_desc& pd, int index) {
     if (!pd.next_impl()) throw NoSuchImplementation();
 }
 
+bool is_reference(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
 std::string impl_name(const dnnl::primitive_desc_base& pd) {
   return "onednn:" + std::string(pd.impl_info_str());
 }

@@ -42,6 +42,10 @@ dnnl::primitive_attr user_scratchpad_attr();
 // operation descriptor `pd` was built from must still be alive: oneDNN's iterator points at it.
 void select_implementation(dnnl::primitive_desc& pd, int index);
 
+// Whether oneDNN picked one of its reference implementations ("ref:any"): written for clarity,
+// tens to thousands of times slower than its optimised ones.
+bool is_reference(const dnnl::primitive_desc_base& pd);
+
 // "onednn:" + the implementation oneDNN picked ("onednn:brgconv:avx512_core").
 std::string impl_name(const dnnl::primitive_desc_base& pd);
 
