@@ -151,14 +151,15 @@ class MatMulKernel final : public Kernel {
     const memory::desc weights =
         pack ? memory::desc(b_dims, memory::data_type::f32, memory::format_tag::any) : b_plain;
 
-    // C is oneDNN's bias when it is a plain row vector added unscaled; otherwise C and Z are
+    // C is oneDNN's bias when it is a row of n values added unscaled; otherwise C and Z are
     // addends after the scaled product, in the op's order.
     memory::desc bias_desc;
     std::vector<Addend> addends;
     std::vector<float> scaled_c;  // beta * C for a constant C when beta != 1
     if (p.c_input >= 0) {
       const memory::dims d = fold(addend_dims(p.c_input));
-      if (p.alpha == 1 && p.beta == 1 && product(d, 0, out_rank - 1) == 1)
+      // oneDNN's optimised matmuls take a bias of one value per column only.
+      if (p.alpha == 1 && p.beta == 1 && product(d, 0, out_rank - 1) == 1 && d.back() == n)
         bias_desc = strided(d, false);
       else
         addends.push_back({p.c_input, strided(d, false)});
