@@ -270,7 +270,7 @@ void Session::choose_kernels() {
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
     } else {
-      info.reason = "the op's reference kernel (fast kernels are off)";
+      info.reason = kFastKernelsOffReason;
     }
     // Inputs in another layout than the kernel reads are converted, once per value and layout.
     for (size_t i = 0; i < node.inputs.size(); ++i) {

@@ -126,6 +126,7 @@ int execute_run(RunOptions& cmd) {
   fmt::print("{:<11}{:.1f} inferences/s (from the median)\n", "throughput", throughput);
   const std::string unstable = profiler::stability_warning(s);
   if (!unstable.empty()) warn(unstable);
+  for (const std::string& w : profiler::slow_path_warnings(session, input_ptrs)) warn(w);
 
   // Outputs: print, dump, verify.
   nlohmann::json outputs_json = nlohmann::json::array();
