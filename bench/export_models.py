@@ -373,6 +373,15 @@ CORPUS = {
 }
 MODELS.update(CORPUS)
 
+# The Caffe2-era graphs of ONNX's backend tests (../shared/onnx-tests/light), imported rather
+# than built: no PyTorch module stands behind them. Their input is ONNX's runner's arange(n)/n and
+# their reference the output stored beside them (Caffe2's, float32; there is no float64 run).
+LIGHT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "shared", "onnx-tests", "light")
+LIGHT = sorted(f[:-5] for f in os.listdir(LIGHT_DIR) if f.endswith(".onnx")) \
+    if os.path.isdir(LIGHT_DIR) else []
+MODELS.update({name: None for name in LIGHT})
+
 
 def build_model(name):
     """(model in eval mode, {input name: tensor}, [output names]); same weights every call."""
@@ -392,10 +401,44 @@ def paths(out_dir, name):
             os.path.join(base, "outputs_fp64"))
 
 
+def import_light(name, out_dir):
+    """Copies light/NAME.onnx with its input (arange(n)/n) and stored output as .npy files."""
+    import shutil
+
+    import onnx
+    from onnx import numpy_helper
+
+    onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
+    source = os.path.join(LIGHT_DIR, name + ".onnx")
+    graph = onnx.load(source).graph
+    initializers = {t.name for t in graph.initializer}
+    (graph_input,) = [i for i in graph.input if i.name not in initializers]
+    shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+    n = int(np.prod(shape))
+    expected = numpy_helper.to_array(onnx.load_tensor(
+        os.path.join(LIGHT_DIR, name + "_output_0.pb")))
+    os.makedirs(os.path.dirname(onnx_path) or ".", exist_ok=True)
+    shutil.copyfile(source, onnx_path)
+    # Input files name their input with '/' as %2F; outputs are named as strata's
+    # --dump-outputs writes them ('/' and ':' as '_').
+    output_file = graph.output[0].name.replace("/", "_").replace(":", "_")
+    for folder, file_name, value in [
+            (in_dir, graph_input.name.replace("/", "%2F"),
+             (np.arange(n) / n).astype(np.float32).reshape(shape)),
+            (out_dir_ref, output_file, expected),
+            (out_dir_fp64, output_file, expected)]:
+        os.makedirs(folder, exist_ok=True)
+        np.save(os.path.join(folder, file_name + ".npy"), value)
+    print(f"{name}: imported from {source}")
+
+
 def export(name, out_dir, force):
     onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
     if os.path.exists(onnx_path) and os.path.isdir(out_dir_fp64) and not force:
         print(f"{name}: kept {onnx_path} (use --force to re-export)")
+        return
+    if name in LIGHT:
+        import_light(name, out_dir)
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)
