@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <regex>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -41,6 +42,15 @@ Tensor random_tensor(DType dtype, const std::vector<int64_t>& shape, std::mt1993
   });
   if (!ok) fail("cannot make random values of dtype {}", dtype_name(dtype));
   return t;
+}
+
+// A scalar written inline (`--input a=0`, `a=-1.5`, `a=2e-3`, `a=true`) rather than a file name;
+// a file of that name, if one exists, wins.
+bool is_inline_scalar(const std::string& text) {
+  static const std::regex number(R"([-+]?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?)");  // JSON's
+  const bool literal = text == "true" || text == "false" || std::regex_match(text, number);
+  std::error_code ec;
+  return literal && !std::filesystem::exists(text, ec);
 }
 
 }  // namespace
@@ -125,8 +135,10 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
     BoundInput b;
     if (given[i]) {
       const std::string& src = given[i]->source;
-      if (!src.empty() && src[0] == '[') {
-        b.tensor = io::parse_json_tensor(src, dtype, "input '" + v.name + "'");
+      if ((!src.empty() && src[0] == '[') || is_inline_scalar(src)) {
+        // A leading '+' is not JSON; a scalar's value is the same without it.
+        b.tensor = io::parse_json_tensor(src[0] == '+' ? src.substr(1) : src, dtype,
+                                         "input '" + v.name + "'");
         b.origin = "inline";
       } else {
         b.tensor = read_tensor_file(src, dtype);
