@@ -100,8 +100,18 @@ Tensor read_tensor_file(const std::string& path, DType dtype) {
 std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& options) {
   const size_t n = graph.inputs.size();
   std::vector<const InputArg*> given(n, nullptr);
+  // parse_input_arg reads "gpu_0/data_0=x.npy" as a path (a '/' before the '='); it names an
+  // input when the model has one of exactly that name.
+  std::vector<InputArg> args = options.inputs;
+  for (InputArg& arg : args) {
+    const size_t eq = arg.source.find('=');
+    if (!arg.name.empty() || eq == std::string::npos || eq == 0) continue;
+    for (ir::ValueId id : graph.inputs)
+      if (graph.values[size_t(id)].name == arg.source.substr(0, eq))
+        arg = {arg.source.substr(0, eq), arg.source.substr(eq + 1)};
+  }
   size_t next_positional = 0;
-  for (const InputArg& arg : options.inputs) {
+  for (const InputArg& arg : args) {
     size_t index = n;
     if (arg.name.empty()) {
       while (next_positional < n && given[next_positional]) ++next_positional;

@@ -167,6 +167,23 @@ TEST(BindScalarInputs, ScalarsWithoutBracketsAreInlineValuesNotFileNames) {
   expect_error([&] { bind_inputs(graph, word); }, {"zero"});
 }
 
+TEST(BindSlashedInputs, InputNamesWithASlashCanBeNamed) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("gpu_0/data_0", DType::kF32, {2});
+  m.add_input("b", DType::kF32, {2});
+  m.add_node("Add", {"gpu_0/data_0", "b"}, {"y"});
+  m.add_output("y");
+  const ir::Graph graph = onnx_import::load_model(m.save(dir.path("slash.onnx"))).graph;
+  io::write_npy(dir.path("x.npy"), Tensor::from<float>({2}, {1, 2}));
+  BindOptions o;
+  o.inputs = {parse_input_arg("b=[3, 4]"), parse_input_arg("gpu_0/data_0=" + dir.path("x.npy"))};
+  const auto bound = bind_inputs(graph, o);
+  EXPECT_EQ(bound[0].tensor.to_double(), (std::vector<double>{1, 2}));
+  EXPECT_EQ(bound[0].origin, dir.path("x.npy"));
+  EXPECT_EQ(bound[1].tensor.to_double(), (std::vector<double>{3, 4}));
+}
+
 TEST_F(BindInputs, InlineValueOfTheWrongKindNamesTheInput) {
   expect_error([&] { bind_inputs(graph, options({"b=[1.5, 2, 3]"})); }, {"'b'"});
 }
