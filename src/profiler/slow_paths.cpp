@@ -25,9 +25,11 @@ std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, 
   std::vector<std::string> warnings;
   for (const StepTime* s : slow)
     warnings.push_back(fmt::format(
-        "node '{}' ({}) runs on a reference implementation, {}, and takes {:.1f}% of the run "
-        "({:.3f} ms): {}",
-        s->node, s->op_type, s->kernel, 100 * s->ms / total_ms, s->ms, s->reason));
+        "node '{}' ({}) runs on {} and takes {:.1f}% of the run ({:.3f} ms){}", s->node, s->op_type,
+        s->kernel == "reference" ? "the op's reference kernel"
+                                 : s->kernel + " (a reference implementation)",
+        100 * s->ms / total_ms, s->ms,
+        s->reason.empty() ? "" : ": " + s->reason));  // profiles of old versions have none
   return warnings;
 }
 
