@@ -70,11 +70,15 @@ class BinaryKernel final : public Kernel {
     // converted at its own rank, where axis 1 is not the channel axis: it is read plain instead,
     // which orders its bytes as channels-last does (every other axis has size 1). Blocked needs
     // the channels padded: that case runs plain.
+    // A constant one is laid out once here instead, at the output's rank (Caffe2's Scale layers
+    // after DenseNet's blocked batch normalisations).
     const bool lower_rank = r.input(src1_).shape.rank() < int64_t(out.size());
     Layout layout = r.input_layouts[src0_];
-    if (per_channel && lower_rank && layout == Layout::kBlocked16) per_channel = false;
+    const bool laid_out_here = per_channel && r.input(src1_).value && layout != Layout::kPlain;
+    if (per_channel && lower_rank && layout == Layout::kBlocked16 && !laid_out_here)
+      per_channel = false;
     if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
-    const bool follows = other == out || (per_channel && !lower_rank);
+    const bool follows = other == out || (per_channel && (!lower_rank || laid_out_here));
     const memory::desc d0 = desc_of(out, layout);
     const memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
     const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
@@ -88,13 +92,19 @@ class BinaryKernel final : public Kernel {
     primitive_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
     scratch_bytes_ = primitive_.scratch_bytes();
     slot0_ = primitive_.add_slot(DNNL_ARG_SRC_0, d0);
-    slot1_ = primitive_.add_slot(DNNL_ARG_SRC_1, d1);
+    if (laid_out_here && layout == input_layouts_[src1_]) {
+      input_layouts_[src1_] = Layout::kPlain;  // read from the copy, not from the session
+      primitive_.add_fixed(DNNL_ARG_SRC_1, reorder_to(r.input(src1_).value->raw(),
+                                                      desc_of(other, Layout::kPlain), d1));
+    } else {
+      slot1_ = primitive_.add_slot(DNNL_ARG_SRC_1, d1);
+    }
     dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, d0);
   }
 
   void run(const KernelArgs& args) override {
     primitive_.set(slot0_, args.inputs[src0_]->raw());
-    primitive_.set(slot1_, args.inputs[src1_]->raw());
+    if (slot1_ >= 0) primitive_.set(slot1_, args.inputs[src1_]->raw());
     primitive_.set(dst_slot_, args.outputs[0]->raw());
     primitive_.run(args.scratch);
   }

@@ -1,7 +1,7 @@
-// Concat through oneDNN's concat primitive: f32, every input present and non-empty. The inputs
-// keep the layout the first one comes in (convolution outputs stay blocked or channels-last, as
-// in SqueezeNet's, GoogLeNet's and DenseNet's channel concatenations), except where a blocked
-// layout would split a block between inputs (channel counts not a multiple of 16): then plain.
+// Concat through oneDNN's concat primitive: f32, every input present and non-empty. Inputs and
+// output share the layout convolution outputs come in (blocked or channels-last, as in
+// SqueezeNet's, GoogLeNet's and DenseNet's channel concatenations), except where a blocked layout
+// would split a block between inputs (channel counts not a multiple of 16): then plain.
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 #include "ops/op.h"
@@ -36,14 +36,18 @@ Verdict supports(const NodeRequest& r) {
   return Verdict::yes("f32 concatenation");
 }
 
-// The layout all inputs and the output share: the first input's when every input fits it.
+// The layout all inputs and the output share: the first non-plain one among the inputs (DenseNet
+// concatenates its plain input with blocked convolution outputs), when every input fits it.
 Layout shared_layout(const NodeRequest& r, int64_t axis) {
-  const Layout first = r.input_layouts[0];
-  if (first == Layout::kPlain || r.output_needs_plain[0]) return Layout::kPlain;
+  if (r.output_needs_plain[0]) return Layout::kPlain;
+  Layout layout = Layout::kPlain;
+  for (Layout l : r.input_layouts)
+    if (layout == Layout::kPlain) layout = l;
+  if (!layout_fits(layout, r.output(0).shape.rank())) return Layout::kPlain;
   for (size_t i = 0; i < r.inputs.size(); ++i)
-    if (first == Layout::kBlocked16 && axis == 1 && r.input(i).shape.values()[1] % kChannelBlock)
+    if (layout == Layout::kBlocked16 && axis == 1 && r.input(i).shape.values()[1] % kChannelBlock)
       return Layout::kPlain;  // a block would hold channels of two inputs
-  return first;
+  return layout;
 }
 
 class ConcatKernel final : public Kernel {
