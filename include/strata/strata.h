@@ -6,6 +6,7 @@
 #include "core/dtype.h"                // DType, f16, bf16
 #include "core/error.h"                // Error, ErrorCode
 #include "core/tensor.h"               // Tensor
+#include "io/file.h"                   // write_file, check_writable: files written atomically
 #include "io/npy.h"                    // read_npy, write_npy
 #include "onnx/loader.h"               // onnx_import::load_model (parse only)
 #include "onnx/tensor_proto.h"         // read_tensor_pb

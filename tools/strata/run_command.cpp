@@ -73,7 +73,7 @@ int execute_run(RunOptions& cmd) {
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
 
-  std::ofstream json_out = open_report_file(cmd.json_path);
+  if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
   const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
@@ -201,7 +201,7 @@ int execute_run(RunOptions& cmd) {
               {"outputs", outputs_json},
               {"warnings", warnings}};
     if (!expected.empty()) report["verify"] = verify_json;
-    json_out << report.dump(2) << "\n";
+    io::write_file(cmd.json_path, report.dump(2) + "\n");
   }
   return all_ok ? 0 : int(ErrorCode::kVerifyFailed);
 }
