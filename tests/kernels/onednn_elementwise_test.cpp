@@ -182,5 +182,22 @@ TEST(OnednnBinary, BroadcastFirstOperandOfSubStaysWithTheReference) {
   EXPECT_NE(r.steps[0].reason.find("broadcasts"), std::string::npos) << r.steps[0].reason;
 }
 
+// Sum of two inputs runs as an Add, in the layout of convolution outputs; three inputs stay with
+// the reference kernel.
+TEST(OnednnBinary, SumOfTwoIsAnAdd) {
+  std::mt19937 rng(40);
+  GraphBuilder g(6);
+  g.input("a", {1, 16, 5, 5});
+  g.input("b", {1, 16, 5, 5});
+  g.node("Sum", {"a", "b"}, {"s"});
+  g.node("Sum", {"s", "a", "b"}, {"y"});
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+      g.build(), {random_tensor(rng, {1, 16, 5, 5}), random_tensor(rng, {1, 16, 5, 5})});
+  ASSERT_EQ(steps.size(), 2u);
+  expect_kernel(steps[0], "onednn:");
+  EXPECT_EQ(steps[1].kernel, "reference");
+}
+
 }  // namespace
 }  // namespace strata::test

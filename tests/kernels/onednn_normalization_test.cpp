@@ -129,5 +129,41 @@ TEST(OnednnBatchNorm, StatisticsKnownOnlyWhileRunningStayWithTheReference) {
   EXPECT_NE(r.steps[0].reason.find("not constant"), std::string::npos) << r.steps[0].reason;
 }
 
+// LRN across channels in every layout a convolution writes, odd windows; even windows and
+// rank 2 stay with the reference kernel, saying why.
+TEST(OnednnLrn, OddWindowsInEveryLayoutMatchTheReference) {
+  std::mt19937 rng(39);
+  for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
+                      kernels::LayoutPolicy::kPlain}) {
+    for (int64_t size : {1, 3, 5}) {
+      SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " size " << size);
+      GraphBuilder g;
+      g.input("x", {2, 3, 7, 6});
+      g.constant("w", random_tensor(rng, {20, 3, 3, 3}));
+      g.node("Conv", {"x", "w"}, {"c"});
+      ir::Node& lrn = g.node("LRN", {"c"}, {"n"});
+      lrn.attributes["size"] = attr_int(size);
+      lrn.attributes["alpha"] = attr_float(0.02f);
+      lrn.attributes["beta"] = attr_float(0.6f);
+      lrn.attributes["bias"] = attr_float(1.5f);
+      g.node("Relu", {"n"}, {"y"});  // reads any layout: the LRN's output need not be plain
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(g.build(), {random_tensor(rng, {2, 3, 7, 6})}, layout);
+      ASSERT_EQ(steps.size(), 3u);
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u)
+          << steps[1].kernel << ": " << steps[1].reason;
+      EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
+    }
+  }
+  GraphBuilder g;
+  g.input("x", {1, 4, 3, 3});
+  g.node("LRN", {"x"}, {"y"}).attributes["size"] = attr_int(2);
+  g.output("y");
+  const SessionResult r = run_session(g.build(), {random_tensor(rng, {1, 4, 3, 3})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("even window"), std::string::npos) << r.steps[0].reason;
+}
+
 }  // namespace
 }  // namespace strata::test

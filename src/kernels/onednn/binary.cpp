@@ -1,7 +1,7 @@
-// Add, Sub, Mul and Div through oneDNN's binary primitive (JIT-vectorised, shared among the
-// session's threads): f32, numpy broadcasting where the first operand (or, for Add and Mul, either)
-// has the output's shape. Same-shape and per-channel operations keep the layout the first operand
-// comes in; other broadcasts run plain.
+// Add, Sub, Mul, Div (and Sum of two inputs) through oneDNN's binary primitive (JIT-vectorised,
+// shared among the session's threads): f32, numpy broadcasting where the first operand (or, for Add
+// and Mul, either) has the output's shape. Same-shape and per-channel operations keep the layout
+// the first operand comes in; other broadcasts run plain.
 #include <algorithm>
 
 #include "kernels/kernel.h"
@@ -14,16 +14,18 @@ namespace {
 using dnnl::memory;
 
 bool serves(const ir::Node& node) {
-  return node.domain.empty() && (node.op_type == "Add" || node.op_type == "Sub" ||
-                                 node.op_type == "Mul" || node.op_type == "Div");
+  return node.domain.empty() &&
+         (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
+          node.op_type == "Div" || (node.op_type == "Sum" && node.inputs.size() == 2));
 }
 
+// Sum of two inputs is an Add (Caffe2's ShuffleNet adds its residuals with Sum).
 bool commutative(const std::string& type) {
-  return type == "Add" || type == "Mul";
+  return type == "Add" || type == "Mul" || type == "Sum";
 }
 
 dnnl::algorithm algorithm_of(const std::string& type) {
-  if (type == "Add") return dnnl::algorithm::binary_add;
+  if (type == "Add" || type == "Sum") return dnnl::algorithm::binary_add;
   if (type == "Sub") return dnnl::algorithm::binary_sub;
   if (type == "Mul") return dnnl::algorithm::binary_mul;
   return dnnl::algorithm::binary_div;
@@ -40,7 +42,8 @@ int full_input(const NodeRequest& r) {
 Verdict supports(const NodeRequest& r) {
   if (r.node.inputs.size() != 2 || !r.has_input(0) || !r.has_input(1))
     return Verdict::no("needs two inputs");
-  if (r.graph.opset < 7) return Verdict::no("before opset 7 the op broadcasts by attribute");
+  if (r.graph.opset < 7 && r.node.op_type != "Sum")
+    return Verdict::no("before opset 7 the op broadcasts by attribute");
   for (size_t i : {size_t(0), size_t(1)})
     if (r.input(i).dtype != DType::kF32)
       return Verdict::no("oneDNN binary runs f32 here; input " + std::to_string(i) + " is " +
