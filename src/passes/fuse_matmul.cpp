@@ -26,6 +26,12 @@ std::optional<std::pair<size_t, ir::ValueId>> match_add(
   return std::make_pair(*add, *other);
 }
 
+bool all_zeros(const Tensor& t) {
+  for (double v : t.to_double())
+    if (v != 0) return false;
+  return true;
+}
+
 }  // namespace
 
 size_t fuse_matmul(ir::Graph& graph) {
@@ -56,7 +62,9 @@ size_t fuse_matmul(ir::Graph& graph) {
     }
     ir::ValueId bias = ir::kNoValue, residual = ir::kNoValue;
     if (auto add = match_add(graph, readers, dead, out, true)) {
-      bias = add->second;
+      // torch.baddbmm's exports add a constant of zeros the size of the product: absorbed, not
+      // read (it would double the bytes the product writes).
+      if (!all_zeros(*constant_of(graph, add->second))) bias = add->second;
       chain.push_back(add->first);
       out = graph.nodes[add->first].outputs[0];
     }

@@ -218,5 +218,55 @@ TEST(ConcatKernel, AnyDtypeAnyAxisInPlainLayout) {
   }
 }
 
+// masked_fill as exported (Where(mask[T,T], -inf, scores[B,T,T])) and other suffix broadcasts,
+// several dtypes; a broadcast along an inner axis stays with the reference kernel.
+TEST(WhereKernel, SuffixAndScalarBroadcastsMatchTheReference) {
+  std::mt19937 rng(41);
+  struct Case {
+    std::vector<int64_t> cond, x, y;
+  };
+  const Case cases[] = {{{7, 5}, {}, {3, 7, 5}},
+                        {{3, 7, 5}, {3, 7, 5}, {1}},
+                        {{1, 1, 5}, {7, 5}, {3, 7, 5}},
+                        {{}, {3, 7, 5}, {3, 7, 5}}};
+  for (const Case& c : cases) {
+    for (DType dtype : {DType::kF32, DType::kI64, DType::kU8}) {
+      GraphBuilder g;
+      g.input("c", c.cond, DType::kBool);
+      g.input("x", c.x, dtype);
+      g.input("y", c.y, dtype);
+      g.node("Where", {"c", "x", "y"}, {"out"});
+      g.output("out");
+      std::vector<Tensor> inputs;
+      Tensor cond = Tensor::zeros(DType::kBool, c.cond);
+      for (int64_t i = 0; i < cond.numel(); ++i) cond.data<bool>()[i] = rng() % 2;
+      inputs.push_back(std::move(cond));
+      for (const std::vector<int64_t>& shape : {c.x, c.y}) {
+        Tensor t = dtype == DType::kF32 ? random_tensor(rng, shape) : Tensor::zeros(dtype, shape);
+        for (int64_t i = 0; i < t.numel(); ++i) {
+          if (dtype == DType::kI64) t.data<int64_t>()[i] = int64_t(rng() % 1000) - 500;
+          if (dtype == DType::kU8) t.data<uint8_t>()[i] = uint8_t(rng());
+        }
+        inputs.push_back(std::move(t));
+      }
+      const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), inputs);
+      EXPECT_EQ(steps[0].kernel, "strata:where") << steps[0].reason;
+    }
+  }
+  GraphBuilder g;
+  g.input("c", {3, 1, 5}, DType::kBool);
+  g.input("x", {3, 7, 5});
+  g.input("y", {3, 7, 5});
+  g.node("Where", {"c", "x", "y"}, {"out"});
+  g.output("out");
+  const SessionResult r =
+      run_session(g.build(),
+                  {Tensor::zeros(DType::kBool, {3, 1, 5}), random_tensor(rng, {3, 7, 5}),
+                   random_tensor(rng, {3, 7, 5})},
+                  {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("inner axis"), std::string::npos) << r.steps[0].reason;
+}
+
 }  // namespace
 }  // namespace strata::test

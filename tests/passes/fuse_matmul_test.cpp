@@ -92,5 +92,29 @@ TEST(FuseMatMul, AddendsThatWouldGrowTheProductStay) {
   EXPECT_EQ(passes::fuse_matmul(graph), 0u);
 }
 
+// torch.baddbmm(zeros, q, k^T, alpha=s) as exported: the product, a scale and an Add of a
+// constant of zeros the product's size, which the fused node absorbs without reading.
+TEST(FuseMatMul, AConstantOfZerosIsAbsorbedNotRead) {
+  std::mt19937 rng(5);
+  GraphBuilder g(13);
+  g.input("q", {4, 6, 3});
+  g.input("kt", {4, 3, 6});
+  g.constant("scale", Tensor::from<float>({}, {0.5f}));
+  g.constant("zeros", Tensor::zeros(DType::kF32, {4, 6, 6}));
+  g.node("MatMul", {"q", "kt"}, {"p"});
+  g.node("Mul", {"p", "scale"}, {"s"});
+  g.node("Add", {"zeros", "s"}, {"y"});
+  g.output("y");
+  const ir::Graph before = g.build();
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_matmul(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"FusedMatMul"}));
+  EXPECT_EQ(after.nodes[0].fused_from.size(), 3u);
+  ASSERT_EQ(after.nodes[0].inputs.size(), 3u);
+  EXPECT_EQ(after.nodes[0].inputs[2], ir::kNoValue);  // no bias read
+  expect_same_outputs(before, after,
+                      {random_tensor(rng, {4, 6, 3}), random_tensor(rng, {4, 3, 6})});
+}
+
 }  // namespace
 }  // namespace strata::test
