@@ -18,4 +18,6 @@ struct BatchNormAttributes {
 // The attributes of a BatchNormalization op, or nullopt for other ops.
 std::optional<BatchNormAttributes> batch_norm_attributes(const Op& op);
 
+std::unique_ptr<Op> make_batch_norm(const NodeInfo& node);
+
 }  // namespace strata::ops

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_util.h"
+#include "ops/internal_ops.h"
 
 namespace strata::test {
 namespace {
@@ -163,6 +164,37 @@ TEST(OnednnLrn, OddWindowsInEveryLayoutMatchTheReference) {
   const SessionResult r = run_session(g.build(), {random_tensor(rng, {1, 4, 3, 3})}, {});
   EXPECT_EQ(r.steps[0].kernel, "reference");
   EXPECT_NE(r.steps[0].reason.find("even window"), std::string::npos) << r.steps[0].reason;
+}
+
+// FusedBatchNorm: ReLU as oneDNN's fused flag, other activations in place after it.
+TEST(OnednnBatchNorm, FusedActivationsMatchTheReference) {
+  std::mt19937 rng(42);
+  for (const char* activation : {"Relu", "Sigmoid", "LeakyRelu"}) {
+    for (auto layout : {kernels::LayoutPolicy::kBlocked, kernels::LayoutPolicy::kPlain}) {
+      SCOPED_TRACE(testing::Message() << activation << " " << kernels::layout_policy_name(layout));
+      GraphBuilder g;
+      g.input("x", {1, 3, 6, 5});
+      g.constant("w", random_tensor(rng, {20, 3, 3, 3}));
+      Tensor var = random_tensor(rng, {20});
+      for (int64_t i = 0; i < 20; ++i) var.data<float>()[i] = 0.2f + std::abs(var.data<float>()[i]);
+      for (const char* p : {"scale", "bias", "mean"}) g.constant(p, random_tensor(rng, {20}));
+      g.constant("var", var);
+      g.node("Conv", {"x", "w"}, {"c"});
+      ir::Node& norm = g.node("FusedBatchNorm", {"c", "scale", "bias", "mean", "var"}, {"y"},
+                              std::string(ops::kStrataDomain));
+      norm.attributes["activation"] = attr_string(activation);
+      norm.attributes["activation_alpha"] = attr_float(0.1f);
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 3, 6, 5})}, layout);
+      ASSERT_EQ(steps.size(), 2u);
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u)
+          << steps[1].kernel << ": " << steps[1].reason;
+      EXPECT_EQ(steps[1].kernel.find("+eltwise") != std::string::npos,
+                std::string(activation) != "Relu")
+          << steps[1].kernel;
+    }
+  }
 }
 
 }  // namespace
