@@ -6,7 +6,13 @@
 #include "core/dtype.h"              // DType, f16, bf16
 #include "core/error.h"              // Error, ErrorCode
 #include "core/tensor.h"             // Tensor
+#include "debug/against.h"           // parse_against: what compare --against runs
+#include "debug/compare.h"           // compare_dumps, render_comparison: first divergent node
+#include "debug/dump.h"              // record_run, write_dump, read_dump, io_summary
+#include "debug/finite.h"            // find_non_finite (--check-finite)
+#include "debug/test_case.h"         // write_test_case, find_test_case (strata pack)
 #include "io/npy.h"                  // read_npy, write_npy
+#include "io/sha256.h"               // sha256_file
 #include "onnx/loader.h"             // onnx_import::load_model (parse only)
 #include "onnx/tensor_proto.h"       // read_tensor_pb
 #include "passes/optimize.h"         // optimize_graph: fold, fuse, remove dead nodes

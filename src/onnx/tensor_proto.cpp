@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -218,6 +219,22 @@ Tensor read_tensor_pb(const std::string& path) {
   if (file->size() > INT32_MAX || !proto.ParseFromArray(file->bytes().data(), int(file->size())))
     fail("{}: not a valid ONNX TensorProto (truncated or another format)", path);
   return tensor_from_proto(proto, "", path);
+}
+
+void write_tensor_pb(const std::string& path, const Tensor& t, const std::string& name) {
+  if (dtype_size(t.dtype()) == 0)
+    fail("{}: a {} tensor cannot be written as a TensorProto", path, dtype_name(t.dtype()));
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
+  for (int64_t d : t.shape()) proto.add_dims(d);
+  proto.set_raw_data(t.raw(), t.nbytes());
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes)) fail("{}: the tensor is too large for a TensorProto", path);
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  if (!out) fail("{}: cannot write the file", path);
 }
 
 }  // namespace strata::onnx_import
