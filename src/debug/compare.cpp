@@ -115,8 +115,9 @@ std::string render_comparison(const DumpComparison& c, const std::string& label_
                    fmt::format("{:.6f}", r.cosine), fmt::format("{}", r.max_ulp),
                    fmt::format("{}", r.mismatches), r.ok ? "" : "<<"});
   }
-  std::string out = fmt::format("compare {} (A) with {} (B): rtol {:g}, atol {:g}\n", label_a,
-                                label_b, tol.rtol, tol.atol);
+  std::string out =
+      fmt::format("compare {} (A) with {} (B): |A - B| <= {:g} + {:g} * {}\n", label_a, label_b,
+                  tol.atol, tol.rtol, tol.relative_to_tensor ? "max(|B|, rms(B))" : "|B|");
   out += table.render();
   out +=
       fmt::format("{} values compared, {} out of tolerance", c.values.size(), c.out_of_tolerance);

@@ -62,6 +62,17 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance
   }
   const std::vector<double> a = actual.to_double();
   const std::vector<double> e = expected.to_double();
+  double scale = 0;  // rms of the expected finite values, with relative_to_tensor
+  if (tol.relative_to_tensor) {
+    double squares = 0;
+    size_t finite = 0;
+    for (double x : e)
+      if (std::isfinite(x)) {
+        squares += x * x;
+        ++finite;
+      }
+    if (finite) scale = std::sqrt(squares / double(finite));
+  }
   double dot = 0, na = 0, ne = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const bool a_nan = std::isnan(a[i]), e_nan = std::isnan(e[i]);
@@ -74,7 +85,7 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance
       const double abs_err = std::fabs(a[i] - e[i]);
       c.max_abs_error = std::max(c.max_abs_error, abs_err);
       if (e[i] != 0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(e[i]));
-      match = abs_err <= tol.atol + tol.rtol * std::fabs(e[i]);
+      match = abs_err <= tol.atol + tol.rtol * std::max(std::fabs(e[i]), scale);
       if (abs_err > 0) c.max_ulp = std::max(c.max_ulp, ulp_distance(a[i], e[i], actual.dtype()));
       dot += a[i] * e[i];
       na += a[i] * a[i];

@@ -10,6 +10,11 @@ namespace strata::runtime {
 struct Tolerance {
   double rtol = 1e-3;  // the ONNX backend test runner's defaults
   double atol = 1e-7;
+  // false: |a - e| <= atol + rtol * |e| per element, as numpy's assert_allclose. true: rtol
+  // scales max(|e|, rms(e)), the root mean square of the expected tensor's finite values, so an
+  // element that sums terms cancelling to near zero is held to the error its terms carry
+  // (inner values of a network: strata compare).
+  bool relative_to_tensor = false;
 };
 
 struct Comparison {

@@ -17,10 +17,16 @@ struct CompareOptions {
   std::vector<std::string> paths;  // two dumps, or the model with --against
   std::string against;
   ModelOptions model;
-  runtime::Tolerance tolerance;
+  runtime::Tolerance tolerance = [] {
+    runtime::Tolerance t;
+    t.relative_to_tensor = true;  // inner values: see runtime::Tolerance
+    return t;
+  }();
+  bool elementwise = false;
 };
 
 int execute_compare(CompareOptions& cmd) {
+  if (cmd.elementwise) cmd.tolerance.relative_to_tensor = false;
   debug::Dump a, b;
   std::string label_a, label_b;
   if (cmd.against.empty()) {
@@ -77,6 +83,9 @@ Command add_compare_command(CLI::App& app) {
                   "(nchw, nhwc, blocked, auto), threads=N, or a saved dump DIR");
   add_model_options(sub, cmd->model, kAllModelOptions | kNoModelPath);
   add_tolerance_options(sub, cmd->tolerance, "each value");
+  sub->add_flag("--elementwise", cmd->elementwise,
+                "hold each element to rtol times its own magnitude, as run --verify does, not "
+                "times the larger of it and the tensor's root mean square");
   return {sub, [cmd] { return execute_compare(*cmd); }};
 }
 
