@@ -12,7 +12,6 @@
 #include "debug/finite.h"            // find_non_finite (--check-finite)
 #include "debug/test_case.h"         // write_test_case, find_test_case (strata pack)
 #include "io/npy.h"                  // read_npy, write_npy
-#include "io/sha256.h"               // sha256_file
 #include "onnx/loader.h"             // onnx_import::load_model (parse only)
 #include "onnx/tensor_proto.h"       // read_tensor_pb
 #include "passes/optimize.h"         // optimize_graph: fold, fuse, remove dead nodes

@@ -34,10 +34,25 @@ DumpComparison compare_dumps(const Dump& a, const Dump& b, const runtime::Tolera
         "neither {} nor {} has an index.json: one side must be a strata dump (strata run "
         "--dump-all DIR) for the execution order",
         a.source, b.source);
-  if (!a.model_sha256.empty() && !b.model_sha256.empty() && a.model_sha256 != b.model_sha256)
-    fail("{} and {} were dumped from different models (SHA-256 {}… and {}…)", a.source, b.source,
-         a.model_sha256.substr(0, 12), b.model_sha256.substr(0, 12));
-  const Dump& order = a.ordered ? a : b;
+  if (!a.model_signature.empty() && !b.model_signature.empty() &&
+      a.model_signature != b.model_signature)
+    fail("{} and {} were dumped from different models (model signatures {}… and {}…)", a.source,
+         b.source, a.model_signature.substr(0, 12), b.model_signature.substr(0, 12));
+  // Both ordered: the order whose values the other holds most of, so that a fused run's nodes are
+  // checked whole against an unfused one rather than by parts only one side has.
+  auto shared_share = [](const Dump& d, const Dump& other) {
+    size_t outputs = 0, shared = 0;
+    for (const DumpNode& n : d.nodes)
+      for (const std::string& v : n.outputs) {
+        ++outputs;
+        shared += other.find(v) != nullptr;
+      }
+    return outputs ? double(shared) / double(outputs) : 0.0;
+  };
+  const Dump& order = !a.ordered                                ? b
+                      : !b.ordered                              ? a
+                      : shared_share(b, a) > shared_share(a, b) ? b
+                                                                : a;
   DumpComparison c;
   c.nodes = order.nodes;
 

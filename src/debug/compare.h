@@ -21,7 +21,9 @@ struct ValueDiff {
 };
 
 struct DumpComparison {
-  std::vector<DumpNode> nodes;    // the execution order used (A's when A has one, else B's)
+  // The execution order used: of the dump with an index; of both, the one whose values the
+  // other holds the larger share of (a fused run's, beside an unfused one); A's on a tie.
+  std::vector<DumpNode> nodes;
   std::vector<ValueDiff> values;  // every shared value in that order, graph inputs first
   size_t only_a = 0, only_b = 0;  // values one dump holds and the other does not
   size_t out_of_tolerance = 0;
@@ -36,8 +38,8 @@ struct DumpComparison {
 };
 
 // Compares a against b (b as the expected side of runtime::compare) under `tol`. Fails (exit 2)
-// when neither dump has an execution order (index.json), when their models differ (SHA-256 in
-// both indexes), when they share no value, or when a shared value's dtype or shape differs.
+// when neither dump has an execution order (index.json), when their models differ (model signatures
+// in both indexes), when they share no value, or when a shared value's dtype or shape differs.
 DumpComparison compare_dumps(const Dump& a, const Dump& b, const runtime::Tolerance& tol);
 
 // The table (node, op, value, max abs, max rel, cosine, ULP, mismatches per shared value), a

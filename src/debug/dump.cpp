@@ -10,6 +10,7 @@
 #include "debug/tensor_stats.h"
 #include "io/npy.h"
 #include "io/npz.h"
+#include "io/sha256.h"
 #include "kernels/kernel.h"
 #include "runtime/test_data.h"
 
@@ -74,7 +75,7 @@ Dump read_index_dump(const fs::path& dir) {
     if (index.at("version").get<int>() > kFormatVersion)
       fail("{}: dump format version {} is newer than this strata reads ({})", index_path.string(),
            index.at("version").get<int>(), kFormatVersion);
-    dump.model_sha256 = index.value("model_sha256", "");
+    dump.model_signature = index.value("model_signature", "");
     auto load = [&](const nlohmann::json& v) {
       const std::string name = v.at("name").get<std::string>();
       const std::string file = v.at("file").get<std::string>();
@@ -110,6 +111,23 @@ Dump read_index_dump(const fs::path& dir) {
 
 }  // namespace
 
+std::string model_signature(const ir::Graph& graph) {
+  std::string text;
+  auto names = [&](const std::vector<ir::ValueId>& ids) {
+    for (ir::ValueId id : ids)
+      text += (id == ir::kNoValue ? "" : graph.values[size_t(id)].name) + '\n';
+    text += '\x1f';
+  };
+  names(graph.inputs);
+  names(graph.outputs);
+  for (const ir::Node& node : graph.nodes) {
+    text += node.name + '\n' + node.op_type + '\n';
+    names(node.inputs);
+    names(node.outputs);
+  }
+  return io::sha256_hex(text);
+}
+
 const Tensor* Dump::find(const std::string& name) const {
   const auto it = values.find(runtime::tensor_file_stem(name));
   return it == values.end() ? nullptr : &it->second;
@@ -132,7 +150,7 @@ Tensor plain_copy(const Tensor& t) {
 }
 
 Dump record_run(runtime::Session& session, const std::vector<const Tensor*>& inputs,
-                const std::string& model_sha256) {
+                const std::string& model_signature) {
   Recorder recorder(session);
   session.set_hooks(&recorder);
   try {
@@ -147,7 +165,7 @@ Dump record_run(runtime::Session& session, const std::vector<const Tensor*>& inp
   std::vector<Tensor>& values = recorder.values();
   Dump dump;
   dump.source = "this run";
-  dump.model_sha256 = model_sha256;
+  dump.model_signature = model_signature;
   dump.ordered = true;
   for (size_t i = 0; i < graph.inputs.size() && i < inputs.size(); ++i) {
     const std::string& name = graph.values[size_t(graph.inputs[i])].name;
@@ -194,7 +212,7 @@ void write_dump(const Dump& dump, const std::string& dir) {
   };
   nlohmann::json index = {{"format", kFormat},
                           {"version", kFormatVersion},
-                          {"model_sha256", dump.model_sha256},
+                          {"model_signature", dump.model_signature},
                           {"inputs", nlohmann::json::array()},
                           {"nodes", nlohmann::json::array()}};
   for (const std::string& name : dump.graph_inputs) index["inputs"].push_back(write_value(name));

@@ -23,8 +23,9 @@ struct DumpNode {
 };
 
 struct Dump {
-  std::string source;        // the folder or file, for messages
-  std::string model_sha256;  // of the model file; "" when unknown (dumps made by other tools)
+  std::string source;  // the folder or file, for messages
+  // model_signature() of the model as loaded; "" when unknown (dumps made by other tools).
+  std::string model_signature;
   // True for strata dumps (index.json): nodes and graph_inputs are known. False for a folder of
   // .npy files or an .npz archive: values only.
   bool ordered = false;
@@ -38,15 +39,20 @@ struct Dump {
   const Tensor* find(const std::string& name) const;
 };
 
+// SHA-256 of a model's structure as loaded, before the graph passes: its inputs, outputs and
+// nodes (names, op types, the values they read and write), not its weights. Dumps of one model
+// under any options share it, as do dumps of a model whose weights were edited.
+std::string model_signature(const ir::Graph& graph);
+
 // A plain (row-major) copy of `t`, converted from the blocked or channels-last layout a fast
 // kernel wrote it in.
 Tensor plain_copy(const Tensor& t);
 
 // Runs `session` once on `inputs`, keeping the graph inputs and every node's outputs (plain),
 // nodes in execution order; nodes folded at prepare are listed with their constant values.
-// `model_sha256` identifies the model file.
+// `model_signature` identifies the model (model_signature()).
 Dump record_run(runtime::Session& session, const std::vector<const Tensor*>& inputs,
-                const std::string& model_sha256);
+                const std::string& model_signature);
 
 // Writes DIR/NAME.npy per value (names through runtime::tensor_file_stem) and DIR/index.json,
 // creating DIR. bfloat16 and string values, which .npy cannot hold, are listed without a file.

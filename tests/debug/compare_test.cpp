@@ -86,8 +86,13 @@ TEST(CompareDumps, AFusedChainLinesUpWithItsParts) {
   EXPECT_EQ(c.only_b, 1u);
   ASSERT_TRUE(c.first_divergent);
   EXPECT_EQ(c.nodes[*c.first_divergent].op_type, "FusedReluNeg");
-  // In the unfused order the first divergent node is neg, but its input "a" is compared with
-  // nothing: relu, which wrote it, is named beside neg.
+  // The fused order is used either way round: all its values are in both dumps.
+  const debug::DumpComparison swapped = debug::compare_dumps(chain(), a, {});
+  EXPECT_EQ(swapped.nodes[*swapped.first_divergent].op_type, "FusedReluNeg");
+  // With only the unfused order known (B a folder of .npy), the first divergent node is neg, but
+  // its input "a" is compared with nothing: relu, which wrote it, is named beside neg.
+  a.ordered = false;
+  a.nodes.clear();
   const debug::DumpComparison reverse = debug::compare_dumps(chain(), a, {});
   EXPECT_EQ(reverse.nodes[*reverse.first_divergent].name, "neg");
   ASSERT_EQ(reverse.unchecked_producers.size(), 1u);
@@ -109,8 +114,8 @@ TEST(CompareDumps, AnUnorderedDumpTakesTheOrderOfTheOther) {
 
 TEST(CompareDumps, BadInputFailsWithOneSentence) {
   debug::Dump a = chain(), b = chain();
-  a.model_sha256 = "1111111111111111";
-  b.model_sha256 = "2222222222222222";
+  a.model_signature = "1111111111111111";
+  b.model_signature = "2222222222222222";
   expect_error([&] { debug::compare_dumps(a, b, {}); }, {"different models"});
   b = chain();
   b.values["b"] = floats({1, 2});

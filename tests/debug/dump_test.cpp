@@ -45,7 +45,7 @@ TEST(Dump, RecordsEveryNodeOutputInOrder) {
   const Tensor x = Tensor::from<float>({2, 3}, {0, 1, 2, 3, 4, 5});
   const debug::Dump d = run_affine(g, x);
   EXPECT_TRUE(d.ordered);
-  EXPECT_EQ(d.model_sha256, "abc");
+  EXPECT_EQ(d.model_signature, "abc");
   EXPECT_EQ(d.graph_inputs, std::vector<std::string>{"x"});
   ASSERT_EQ(d.nodes.size(), 2u);
   EXPECT_EQ(d.nodes[0].name, "mul");
@@ -114,6 +114,22 @@ TEST(Dump, ViewsInChannelsLastAreWrittenPlain) {
   }
 }
 
+TEST(Dump, ModelSignatureIsTheStructureNotTheWeights) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2});
+  m.add_initializer("w", Tensor::from<float>({2}, {1, 2}));
+  m.add_node("Mul", {"x", "w"}, {"y"}, "mul");
+  m.add_output("y", DType::kF32, {2});
+  const std::string base =
+      debug::model_signature(runtime::load_model(m.save(dir.path("a.onnx"))).graph);
+  EXPECT_EQ(base.size(), 64u);
+  m.graph().mutable_initializer(0)->set_raw_data(std::string(8, '\0'));  // other weights
+  EXPECT_EQ(debug::model_signature(runtime::load_model(m.save(dir.path("b.onnx"))).graph), base);
+  m.graph().mutable_node(0)->set_name("scale");  // another node
+  EXPECT_NE(debug::model_signature(runtime::load_model(m.save(dir.path("c.onnx"))).graph), base);
+}
+
 TEST(Dump, WritesNpyFilesAndAnIndexThatReadBack) {
   TempDir dir;
   const ir::Graph g = affine_graph(dir);
@@ -131,7 +147,7 @@ TEST(Dump, WritesNpyFilesAndAnIndexThatReadBack) {
 
   const debug::Dump r = debug::read_dump(dir.path("dump"));
   EXPECT_TRUE(r.ordered);
-  EXPECT_EQ(r.model_sha256, "abc");
+  EXPECT_EQ(r.model_signature, "abc");
   ASSERT_EQ(r.nodes.size(), 2u);
   EXPECT_EQ(r.nodes[0].inputs, d.nodes[0].inputs);
   EXPECT_EQ(r.find("y")->to_double(), d.find("y")->to_double());

@@ -43,8 +43,8 @@ int execute_compare(CompareOptions& cmd) {
     const debug::Against against = debug::parse_against(cmd.against);
     const WarningSink warn = print_warnings();
     BoundModel bound = load_and_bind(cmd.model, warn);
+    const std::string sha = debug::model_signature(bound.loaded.graph);
     optimize_for_session(bound, cmd.model);
-    const std::string sha = io::sha256_file(cmd.model.model);
     const runtime::SessionOptions options = session_options(cmd.model, warn);
     {
       runtime::Session session(bound.loaded.graph, bound.specs(), options);

@@ -82,6 +82,7 @@ int execute_run(RunOptions& cmd) {
   std::ofstream json_out = open_report_file(cmd.json_path);
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
+  const std::string signature = debug::model_signature(bound.loaded.graph);  // before the passes
   const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
   const ir::Graph& graph = bound.loaded.graph;
   const std::vector<Tensor>& inputs = bound.inputs;
@@ -125,8 +126,7 @@ int execute_run(RunOptions& cmd) {
     if (!cmd.quiet) fmt::print("{:<11}every node's outputs are finite\n", "finite");
   }
   if (!cmd.dump_all_dir.empty() || !cmd.io_dump_path.empty()) {
-    const debug::Dump dump =
-        debug::record_run(session, input_ptrs, io::sha256_file(cmd.model.model));
+    const debug::Dump dump = debug::record_run(session, input_ptrs, signature);
     if (!cmd.dump_all_dir.empty()) {
       debug::write_dump(dump, cmd.dump_all_dir);
       if (!cmd.quiet)
