@@ -9,9 +9,7 @@
 namespace strata::cli {
 
 void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
-  if (!(groups & kNoModelPath))
-    sub->add_option("model", o.model, "ONNX model file (or a test case folder: strata pack)")
-        ->required();
+  if (!(groups & kNoModelPath)) sub->add_option("model", o.model, "ONNX model file")->required();
   if (groups & kInputs)
     sub->add_option("-i,--input", o.inputs,
                     "input: name=FILE, FILE (bound in order) or name=[1,2,3]; "

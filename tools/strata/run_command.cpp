@@ -241,6 +241,9 @@ Command add_run_command(CLI::App& app) {
   auto cmd = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "load, run, verify and time a model");
   add_model_options(sub, cmd->model);
+  sub->get_option("model")->description(
+      "ONNX model file, or a test case folder (strata pack): run and verified with its "
+      "test_data_set_0");
   sub->add_option("--warmup", cmd->warmup,
                   "warm-up runs (timed and printed, left out of the statistics)")
       ->capture_default_str()
