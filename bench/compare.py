@@ -38,6 +38,11 @@ ORT_MODULE = os.path.join(HERE, "node_modules", "onnxruntime-node")
 RTOL, ATOL = 1e-4, 1e-5  # the agreement asked of strata (issue 5), applied to every engine
 
 
+def input_name(npy_file):
+    """The graph input a file in a model's inputs folder feeds: NAME.npy, '/' written as %2F."""
+    return npy_file[:-4].replace("%2F", "/")
+
+
 # --- engines: each builds the command of one round's process and reads back its JSON ---------
 
 
@@ -61,6 +66,10 @@ class Engine:
 
     def prepare_ms(self, report):
         return report.get("prepare_ms")
+
+    def runs(self, model):
+        """Whether this engine can run the model at all (PyTorch needs the module behind it)."""
+        return True
 
 
 class OrtEngine(Engine):
@@ -97,6 +106,9 @@ class TorchEngine(Engine):
     def prepare_ms(self, report):
         return None  # the network is built from Python code: no session to time
 
+    def runs(self, model):
+        return MODELS[model.name] is not None  # imported ONNX files (light/) have no module
+
 
 class StrataEngine(Engine):
     name = "strata"
@@ -108,7 +120,7 @@ class StrataEngine(Engine):
         onnx_path, in_dir, _, _ = model.paths
         inputs = []
         for f in sorted(os.listdir(in_dir)):
-            inputs += ["--input", f"{f[:-4]}={os.path.join(in_dir, f)}"]
+            inputs += ["--input", f"{input_name(f)}={os.path.join(in_dir, f)}"]
         return [self.binary, "run", onnx_path, *inputs, "--threads", str(threads), "--warmup",
                 str(warmup), "--iter", str(iters), "--dump-outputs", out_dir, "--json", json_path,
                 "-q"]
@@ -226,6 +238,7 @@ def worse(a, b):
 
 def bench_model(model, threads, engines, args, work, log):
     """Rounds of all engines; returns {engine name: result dict}."""
+    engines = [e for e in engines if e.runs(model)]
     results = {e.name: {"round_medians": [], "iterations": [], "prepare": [], "rss": [],
                         "agree": None, "error": None, "iters": args.iters,
                         "warmup": args.warmup} for e in engines}

@@ -149,6 +149,158 @@ def init_transformer(model):
             nn.init.normal_(m.bias, std=0.02)
 
 
+# --- models written the usual ways by other people (issue 11's corpus) ------------------------
+# These use torch's own layers as their users do, not the hand-written attention above, so the
+# exports carry the patterns those layers produce (fused in-projection, baddbmm, masked_fill,
+# key-padding masks, causal masks built by nn.Transformer).
+
+
+class TorchCausalLM(nn.Module):
+    """GPT-like decoder from nn.TransformerEncoder(norm_first=True) with a causal `mask=`."""
+
+    def __init__(self, vocab=8192, d=512, heads=8, ffn=2048, layers=6, seq=128):
+        super().__init__()
+        self.seq = seq
+        self.token = nn.Embedding(vocab, d)
+        self.position = nn.Parameter(torch.randn(1, seq, d) * 0.02)
+        layer = nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, input_ids):
+        mask = nn.Transformer.generate_square_subsequent_mask(self.seq)
+        x = self.encoder(self.token(input_ids) + self.position, mask=mask)
+        return self.head(self.ln(x))
+
+
+class TorchPaddedEncoder(nn.Module):
+    """BERT-like nn.TransformerEncoder (post-LN, ReLU) with a key-padding mask from token 0."""
+
+    def __init__(self, vocab=30522, d=768, heads=12, ffn=3072, layers=6, seq=128):
+        super().__init__()
+        self.token = nn.Embedding(vocab, d)
+        self.position = nn.Parameter(torch.randn(1, seq, d) * 0.02)
+        layer = nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, input_ids):
+        padding = input_ids == 0
+        return self.encoder(self.token(input_ids) + self.position, src_key_padding_mask=padding)
+
+
+class TorchSeq2SeqDecoder(nn.Module):
+    """nn.TransformerDecoder (sequence-first, the default layout) with a causal target mask and a
+    memory key-padding mask: self-attention, cross-attention and FFN per layer."""
+
+    def __init__(self, vocab=8192, d=512, heads=8, ffn=2048, layers=4, seq=64, memory=96):
+        super().__init__()
+        self.seq = seq
+        self.token = nn.Embedding(vocab, d)
+        self.memory = nn.Parameter(torch.randn(memory, 1, d))
+        layer = nn.TransformerDecoderLayer(d, heads, ffn, dropout=0.0)
+        self.decoder = nn.TransformerDecoder(layer, layers)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, input_ids):
+        tgt = self.token(input_ids).transpose(0, 1)  # [seq, N, d]
+        mask = nn.Transformer.generate_square_subsequent_mask(self.seq)
+        memory_padding = torch.zeros(1, self.memory.shape[0], dtype=torch.bool)
+        memory_padding[:, -16:] = True
+        x = self.decoder(tgt, self.memory.expand(-1, tgt.shape[1], -1), tgt_mask=mask,
+                         memory_key_padding_mask=memory_padding.expand(tgt.shape[1], -1))
+        return self.head(x.transpose(0, 1))
+
+
+class MultiheadAttentionStack(nn.Module):
+    """nn.MultiheadAttention used directly (self-attention with a causal boolean attn_mask),
+    residuals and LayerNorms around it."""
+
+    def __init__(self, d=512, heads=8, layers=4, seq=128):
+        super().__init__()
+        self.seq = seq
+        self.attn = nn.ModuleList(nn.MultiheadAttention(d, heads, batch_first=True)
+                                  for _ in range(layers))
+        self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+
+    def forward(self, x):
+        mask = torch.triu(torch.ones(self.seq, self.seq, dtype=torch.bool), diagonal=1)
+        for attn, norm in zip(self.attn, self.norms):
+            y, _ = attn(x, x, x, attn_mask=mask, need_weights=False)
+            x = norm(x + y)
+        return x
+
+
+class BaddbmmAttention(nn.Module):
+    """Attention as HF-style code writes it: scores by torch.baddbmm on [N*heads, T, dh], a
+    causal mask applied with masked_fill, softmax, bmm."""
+
+    def __init__(self, d=512, heads=8, layers=4, seq=128):
+        super().__init__()
+        self.d, self.heads, self.seq, self.dh = d, heads, seq, d // heads
+        self.qkv = nn.ModuleList(nn.Linear(d, 3 * d) for _ in range(layers))
+        self.out = nn.ModuleList(nn.Linear(d, d) for _ in range(layers))
+        self.register_buffer("causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+    def forward(self, x):
+        n = x.shape[0]
+        for qkv, out in zip(self.qkv, self.out):
+            q, k, v = qkv(x).split(self.d, dim=-1)
+            q, k, v = (t.reshape(n, self.seq, self.heads, self.dh).transpose(1, 2)
+                       .reshape(n * self.heads, self.seq, self.dh) for t in (q, k, v))
+            bias = torch.zeros(n * self.heads, self.seq, self.seq)
+            scores = torch.baddbmm(bias, q, k.transpose(1, 2), beta=1.0, alpha=self.dh**-0.5)
+            scores = scores.masked_fill(~self.causal, float("-inf"))
+            ctx = torch.bmm(torch.softmax(scores, dim=-1), v)
+            ctx = ctx.reshape(n, self.heads, self.seq, self.dh).transpose(1, 2)
+            x = x + out(ctx.reshape(n, self.seq, self.d))
+        return x
+
+
+class KerasStyleNHWC(nn.Module):
+    """A Keras/TF-style image classifier in NHWC: every convolution is wrapped in Transposes
+    (NHWC -> NCHW -> conv -> NHWC) as tf2onnx leaves them, with batch norm, bias and activations
+    applied on the channels-last tensor and a global mean over H and W."""
+
+    def __init__(self, widths=(32, 64, 128, 256), classes=1000):
+        super().__init__()
+        self.convs, self.dws, self.scales, self.shifts = (nn.ModuleList(), nn.ModuleList(),
+                                                          nn.ParameterList(), nn.ParameterList())
+        cin = 3
+        for w in widths:
+            self.convs.append(nn.Conv2d(cin, w, 3, stride=2, padding=1, bias=False))
+            self.dws.append(nn.Conv2d(w, w, 3, padding=1, groups=w))
+            self.scales.append(nn.Parameter(1 + 0.1 * torch.randn(w)))
+            self.shifts.append(nn.Parameter(0.1 * torch.randn(w)))
+            cin = w
+        self.dense = nn.Linear(cin, classes)
+
+    @staticmethod
+    def conv_nhwc(conv, x):
+        return conv(x.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+
+    def forward(self, x):  # [N, H, W, C]
+        for conv, dw, scale, shift in zip(self.convs, self.dws, self.scales, self.shifts):
+            x = torch.relu(self.conv_nhwc(conv, x) * scale + shift)
+            x = torch.nn.functional.relu6(self.conv_nhwc(dw, x))
+        return torch.softmax(self.dense(x.mean(dim=(1, 2))), dim=-1)
+
+
+def sequence(cls, **kw):
+    def build():
+        model = cls()
+        init_transformer(model)
+        return model, {"input": torch.randn(1, kw.get("seq", 128), kw.get("d", 512))}, ["output"]
+
+    return build
+
+
+def keras_style():
+    model = KerasStyleNHWC()
+    return model, {"input": torch.rand(1, 224, 224, 3)}, ["output"]
+
+
 # --- the model list --------------------------------------------------------------------------
 
 
@@ -168,7 +320,7 @@ def calibrate_batchnorm(model, make_batch, batches=2):
     model.eval()
 
 
-def vision(builder):
+def vision(builder, size=224):
     def build():
         import torchvision.models as tvm
 
@@ -177,17 +329,17 @@ def vision(builder):
             # torchvision starts the ViT head at zero, so every output would be 0: re-draw it.
             nn.init.normal_(model.heads.head.weight, std=0.02)
             nn.init.normal_(model.heads.head.bias, std=0.02)
-        calibrate_batchnorm(model, lambda: torch.randn(2, 3, 224, 224))
-        return model, {"input": torch.randn(1, 3, 224, 224)}, ["output"]
+        calibrate_batchnorm(model, lambda: torch.randn(2, 3, size, size))
+        return model, {"input": torch.randn(1, 3, size, size)}, ["output"]
 
     return build
 
 
-def transformer(cls, vocab, output):
+def transformer(cls, vocab, output, seq=128):
     def build():
         model = cls()
         init_transformer(model)
-        ids = torch.randint(0, vocab, (1, 128), dtype=torch.int64)
+        ids = torch.randint(0, vocab, (1, seq), dtype=torch.int64)
         return model, {"input_ids": ids}, [output]
 
     return build
@@ -202,6 +354,33 @@ MODELS = {
     "bert_base": transformer(BertEncoder, 30522, "last_hidden_state"),
     "gpt_small": transformer(GptDecoder, 8192, "logits"),
 }
+
+# The wider corpus: layers and architectures as their authors ship them (bench/README.md).
+CORPUS = {
+    "torch_causal_lm": transformer(TorchCausalLM, 8192, "logits"),
+    "torch_padded_encoder": transformer(TorchPaddedEncoder, 30522, "last_hidden_state"),
+    "torch_seq2seq_decoder": transformer(TorchSeq2SeqDecoder, 8192, "logits", seq=64),
+    "mha_stack": sequence(MultiheadAttentionStack),
+    "baddbmm_attention": sequence(BaddbmmAttention),
+    "keras_style_nhwc": keras_style,
+    "squeezenet1_1": vision("squeezenet1_1"),
+    "googlenet": vision("googlenet"),
+    "inception_v3": vision("inception_v3", 299),
+    "densenet121": vision("densenet121"),
+    "shufflenet_v2_x1_0": vision("shufflenet_v2_x1_0"),
+    "regnet_y_400mf": vision("regnet_y_400mf"),
+    "mnasnet1_0": vision("mnasnet1_0"),
+}
+MODELS.update(CORPUS)
+
+# The Caffe2-era graphs of ONNX's backend tests (../shared/onnx-tests/light), imported rather
+# than built: no PyTorch module stands behind them. Their input is ONNX's runner's arange(n)/n and
+# their reference the output stored beside them (Caffe2's, float32; there is no float64 run).
+LIGHT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "shared", "onnx-tests", "light")
+LIGHT = sorted(f[:-5] for f in os.listdir(LIGHT_DIR) if f.endswith(".onnx")) \
+    if os.path.isdir(LIGHT_DIR) else []
+MODELS.update({name: None for name in LIGHT})
 
 
 def build_model(name):
@@ -222,10 +401,44 @@ def paths(out_dir, name):
             os.path.join(base, "outputs_fp64"))
 
 
+def import_light(name, out_dir):
+    """Copies light/NAME.onnx with its input (arange(n)/n) and stored output as .npy files."""
+    import shutil
+
+    import onnx
+    from onnx import numpy_helper
+
+    onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
+    source = os.path.join(LIGHT_DIR, name + ".onnx")
+    graph = onnx.load(source).graph
+    initializers = {t.name for t in graph.initializer}
+    (graph_input,) = [i for i in graph.input if i.name not in initializers]
+    shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+    n = int(np.prod(shape))
+    expected = numpy_helper.to_array(onnx.load_tensor(
+        os.path.join(LIGHT_DIR, name + "_output_0.pb")))
+    os.makedirs(os.path.dirname(onnx_path) or ".", exist_ok=True)
+    shutil.copyfile(source, onnx_path)
+    # Input files name their input with '/' as %2F; outputs are named as strata's
+    # --dump-outputs writes them ('/' and ':' as '_').
+    output_file = graph.output[0].name.replace("/", "_").replace(":", "_")
+    for folder, file_name, value in [
+            (in_dir, graph_input.name.replace("/", "%2F"),
+             (np.arange(n) / n).astype(np.float32).reshape(shape)),
+            (out_dir_ref, output_file, expected),
+            (out_dir_fp64, output_file, expected)]:
+        os.makedirs(folder, exist_ok=True)
+        np.save(os.path.join(folder, file_name + ".npy"), value)
+    print(f"{name}: imported from {source}")
+
+
 def export(name, out_dir, force):
     onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
     if os.path.exists(onnx_path) and os.path.isdir(out_dir_fp64) and not force:
         print(f"{name}: kept {onnx_path} (use --force to re-export)")
+        return
+    if name in LIGHT:
+        import_light(name, out_dir)
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)

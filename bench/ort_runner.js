@@ -5,7 +5,7 @@
 //
 //   node bench/ort_runner.js --model M.onnx --inputs DIR --threads N --warmup W --iters I \
 //                            --outputs DIR --json FILE [--spinning 0|1]
-// DIR holds one NAME.npy per model input (fed as NAME). Install the engine next to this file:
+// DIR holds one NAME.npy per model input (fed as NAME, a "/" in it written %2F). Install the engine next to this file:
 //   npm install --ignore-scripts --no-save --prefix bench onnxruntime-node@1.30.0
 'use strict';
 const fs = require('fs');
@@ -85,7 +85,7 @@ async function main() {
   const feeds = {};
   for (const f of fs.readdirSync(args.inputs).filter((f) => f.endsWith('.npy'))) {
     const t = readNpy(path.join(args.inputs, f));
-    feeds[f.slice(0, -4)] = new ort.Tensor(t.type, t.data, t.shape);
+    feeds[f.slice(0, -4).replace(/%2F/g, '/')] = new ort.Tensor(t.type, t.data, t.shape);  // '/' as %2F
   }
   const threads = Number(args.threads);
   const t0 = performance.now();
@@ -113,7 +113,9 @@ async function main() {
   const [iterationsMs, outputs] = await time(Number(args.iters));
 
   fs.mkdirSync(args.outputs, { recursive: true });
-  for (const name of session.outputNames) writeNpy(path.join(args.outputs, `${name}.npy`), outputs[name]);
+  // Output files as strata's --dump-outputs names them: '/' and ':' become '_'.
+  for (const name of session.outputNames)
+    writeNpy(path.join(args.outputs, `${name.replace(/[/:]/g, '_')}.npy`), outputs[name]);
   const version = require(path.join(__dirname, 'node_modules', 'onnxruntime-node', 'package.json')).version;
   fs.writeFileSync(args.json, JSON.stringify({
     engine: 'onnxruntime-node',

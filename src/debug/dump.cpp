@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "debug/tensor_stats.h"
+#include "io/file.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/sha256.h"
@@ -226,11 +227,7 @@ void write_dump(const Dump& dump, const std::string& dir) {
                               {"inputs", node.inputs},
                               {"outputs", outputs}});
   }
-  const fs::path index_path = fs::path(dir) / kIndexFile;
-  std::ofstream out(index_path);
-  out << index.dump(1) << "\n";
-  out.close();
-  if (!out) fail("{}: cannot write the file", index_path.string());
+  io::write_file((fs::path(dir) / kIndexFile).string(), index.dump(1) + "\n");
 }
 
 Dump read_dump(const std::string& path) {

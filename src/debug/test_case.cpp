@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "io/file.h"
 #include "onnx/tensor_proto.h"
 
 namespace strata::debug {
@@ -26,12 +27,12 @@ void write_test_case(const std::string& dir, const std::string& model_path, cons
   if (ec) fail("{}: cannot create the folder ({})", dir, ec.message());
   fs::copy_file(model_path, root / kModelFile, ec);
   if (ec) fail("{}: cannot copy the model to {} ({})", model_path, dir, ec.message());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    onnx_import::write_tensor_pb((root / kDataSet / fmt::format("input_{}.pb", i)).string(),
-                                 inputs[i], graph.values[size_t(graph.inputs[i])].name);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    onnx_import::write_tensor_pb((root / kDataSet / fmt::format("output_{}.pb", i)).string(),
-                                 *outputs[i], graph.values[size_t(graph.outputs[i])].name);
+  auto write = [&](const char* kind, size_t i, const Tensor& t, ir::ValueId id) {
+    io::write_file((root / kDataSet / fmt::format("{}_{}.pb", kind, i)).string(),
+                   onnx_import::serialize_tensor_pb(t, graph.values[size_t(id)].name));
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) write("input", i, inputs[i], graph.inputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) write("output", i, *outputs[i], graph.outputs[i]);
 }
 
 std::optional<TestCase> find_test_case(const std::string& path) {

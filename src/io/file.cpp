@@ -1,5 +1,8 @@
 #include "io/file.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -44,13 +47,24 @@ std::string InputFile::read_rest(int64_t max_bytes) {
   return bytes;
 }
 
-OutputFile::OutputFile(const std::string& path) {
-  file_ = std::fopen(path.c_str(), "wb");
+namespace {
+
+std::string temporary_beside(const std::string& path) {
+  static std::atomic<int> counter{0};
+  return fmt::format("{}.tmp-{}-{}", path, ::getpid(), counter.fetch_add(1));
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& path) : path_(path), temp_(temporary_beside(path)) {
+  file_ = std::fopen(temp_.c_str(), "wb");
   if (!file_) fail("cannot create file: {}", system_reason());
 }
 
 OutputFile::~OutputFile() {
-  if (file_) std::fclose(file_);
+  if (!file_) return;
+  std::fclose(file_);
+  std::remove(temp_.c_str());
 }
 
 void OutputFile::write(const void* src, size_t n) {
@@ -60,7 +74,30 @@ void OutputFile::write(const void* src, size_t n) {
 void OutputFile::close() {
   const int result = std::fclose(file_);
   file_ = nullptr;
-  if (result != 0) fail("write error: {}", system_reason());
+  if (result != 0) {
+    const std::string reason = system_reason();
+    std::remove(temp_.c_str());
+    fail("write error: {}", reason);
+  }
+  if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    const std::string reason = system_reason();
+    std::remove(temp_.c_str());
+    fail("cannot create file: {}", reason);
+  }
+}
+
+void write_file(const std::string& path, std::string_view bytes) {
+  with_path_context(path, [&] {
+    OutputFile out(path);
+    out.write(bytes.data(), bytes.size());
+    out.close();
+  });
+}
+
+void check_writable(const std::string& path) {
+  with_path_context(path, [&] {
+    OutputFile probe(path);  // its destructor removes the temporary file
+  });
 }
 
 }  // namespace strata::io

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
 
@@ -32,21 +33,32 @@ class InputFile {
   int64_t position_ = 0;
 };
 
-// Writes bytes to a new file; fails with the system's reason.
+// Writes bytes to a new file; fails with the system's reason. The bytes go to a temporary file
+// beside it (NAME.tmp-PID-N), renamed into place by close(): an interrupted or failed write never
+// leaves a half-written file under the name, and an existing file stays whole until then.
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path);
-  ~OutputFile();
+  ~OutputFile();  // without close(): the temporary file is removed, the target left untouched
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
   void write(const void* src, size_t n);
-  // Flushes and closes; errors surface here rather than silently in the destructor.
+  // Flushes, closes and renames into place; errors surface here rather than in the destructor.
   void close();
 
  private:
+  std::string path_, temp_;
   std::FILE* file_ = nullptr;
 };
+
+// The whole of `bytes` written to `path` through an OutputFile.
+void write_file(const std::string& path, std::string_view bytes);
+
+// Fails with the system's reason when a file cannot be created at `path` (checked by creating and
+// removing a temporary file beside it); leaves nothing behind. For commands that write a report
+// after minutes of work.
+void check_writable(const std::string& path);
 
 // Runs f(); an Error thrown inside gets "path: " in front of its message, keeping its code.
 template <class F>

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/file.h"
+
 namespace strata::io {
 
 namespace {
@@ -53,24 +55,12 @@ void write_json_cache(const std::string& path, nlohmann::json body, const JsonCa
   body["format"] = kind.format;
   body["version"] = kind.version;
   const std::filesystem::path target(path);
-  const std::string temp = path + fmt::format(".tmp{}", ::getpid());
   std::error_code ec;
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << body.dump(2) << "\n";
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      warn_if(kind,
-              fmt::format("{}: cannot write the {}; {} but not saved", path, kind.what, kind.loss));
-      return;
-    }
-  }
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    warn_if(kind, fmt::format("{}: cannot write the {} ({}); {} but not saved", path, kind.what,
-                              ec.message(), kind.loss));
+  try {
+    write_file(path, body.dump(2) + "\n");
+  } catch (const Error& e) {
+    warn_if(kind, fmt::format("{} ({}); {} but not saved", e.what(), kind.what, kind.loss));
   }
 }
 

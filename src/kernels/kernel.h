@@ -93,11 +93,16 @@ class Kernel {
   int view_of_input() const { return view_of_input_; }
   // Bytes of weights packed at prepare, held by the kernel (outside the arena).
   int64_t packed_bytes() const { return packed_bytes_; }
+  // How the kernel arranged its work when that differs from the obvious one, and what it rejected
+  // (e.g. "the addends run as a separate primitive: fused, oneDNN had only ref:any"); empty
+  // otherwise. The session appends it to the step's reason.
+  const std::string& note() const { return note_; }
   // Computes; never allocates.
   virtual void run(const KernelArgs& args) = 0;
 
  protected:
   std::string name_;
+  std::string note_;
   std::vector<Layout> input_layouts_;
   std::vector<Layout> output_layouts_;
   int64_t scratch_bytes_ = 0;

@@ -8,6 +8,8 @@
 // (running mean/var, saved mean/var) are filled with the input mean and var.
 // Cost: 2 FLOPs per element (one multiply and one add once scale, B, mean and var are folded);
 // param_bytes = bytes of the constant scale, B, mean and var.
+#include "ops/batch_norm.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -31,6 +33,12 @@ class BatchNormOp final : public Op {
     const bool wants_batch_stats = node.has_output(1) || node.has_output(2);
     if (node.opset() < 7 && node.attr_int("is_test", 0) == 0 && wants_batch_stats)
       fail("training mode (is_test=0 with mean/var outputs) is not supported");
+  }
+
+  BatchNormAttributes attributes() const {
+    bool stats_declared = false;
+    for (bool declared : stat_outputs_) stats_declared |= declared;
+    return {epsilon_, !training_ && !per_element_ && !stats_declared};
   }
 
   void infer(InferContext& ctx) const override {
@@ -151,6 +159,12 @@ class BatchNormOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<BatchNormAttributes> batch_norm_attributes(const Op& op) {
+  const auto* norm = dynamic_cast<const BatchNormOp*>(&op);
+  if (!norm) return std::nullopt;
+  return norm->attributes();
+}
 
 std::unique_ptr<Op> make_batch_norm(const NodeInfo& node) {
   return std::make_unique<BatchNormOp>(node);

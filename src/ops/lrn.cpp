@@ -3,6 +3,8 @@
 // c + ceil((size-1)/2)] clipped to [0, C))^beta.
 // Cost per element: 2 * size FLOPs for the windowed sum of squares (square and add), then 4 more
 // (scale by alpha/size, add bias, power, divide).
+#include "ops/lrn.h"
+
 #include <cmath>
 
 #include "ops/conv_geometry.h"
@@ -20,6 +22,8 @@ class LrnOp final : public Op {
         bias_(node.attr_float("bias", 1.0f)) {
     if (size_ <= 0) fail("attribute 'size' must be positive, got {}", size_);
   }
+
+  LrnAttributes attributes() const { return {size_, alpha_, beta_, bias_}; }
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
@@ -69,6 +73,12 @@ class LrnOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<LrnAttributes> lrn_attributes(const Op& op) {
+  const auto* lrn = dynamic_cast<const LrnOp*>(&op);
+  if (!lrn) return std::nullopt;
+  return lrn->attributes();
+}
 
 std::unique_ptr<Op> make_lrn(const NodeInfo& node) {
   return std::make_unique<LrnOp>(node);

@@ -2,17 +2,23 @@
 
 #include "passes/fold_batch_norm.h"
 #include "passes/fold_constants.h"
+#include "passes/fold_conv_affine.h"
+#include "passes/fold_pad.h"
 #include "passes/fuse_conv.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul.h"
 #include "passes/remove_dead_nodes.h"
+#include "passes/sink_transposes.h"
 
 namespace strata::passes {
 
 std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   std::vector<PassRecord> records;
   records.push_back({"fold_constants", fold_constants(graph)});
+  records.push_back({"sink_transposes", sink_transposes(graph)});
+  records.push_back({"fold_pad", fold_pad(graph)});
   records.push_back({"fold_batch_norm", fold_batch_norm(graph)});
+  records.push_back({"fold_conv_affine", fold_conv_affine(graph)});
   records.push_back({"fuse_layer_norm", fuse_layer_norm(graph)});
   records.push_back({"fuse_conv", fuse_conv(graph)});
   records.push_back({"fuse_matmul", fuse_matmul(graph)});

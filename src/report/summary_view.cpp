@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "profiler/slow_paths.h"
 #include "report/node_figures.h"
 #include "report/units.h"
 #include "report/views.h"
@@ -160,6 +161,7 @@ std::string render_summary(const profiler::Profile& p) {
     warnings.push_back(
         "the node medians add up to more than the whole-run median (medians of "
         "parts need not add up; compare totals)");
+  for (std::string& w : profiler::slow_path_warnings(p)) warnings.push_back(std::move(w));
   for (const std::string& w : warnings) out += line("warning", w);
   if (above_memory > 0)
     out += line("note", fmt::format("{} moved data faster than the measured memory bandwidth: "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <regex>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -41,6 +42,15 @@ Tensor random_tensor(DType dtype, const std::vector<int64_t>& shape, std::mt1993
   });
   if (!ok) fail("cannot make random values of dtype {}", dtype_name(dtype));
   return t;
+}
+
+// A scalar written inline (`--input a=0`, `a=-1.5`, `a=2e-3`, `a=true`) rather than a file name;
+// a file of that name, if one exists, wins.
+bool is_inline_scalar(const std::string& text) {
+  static const std::regex number(R"([-+]?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?)");  // JSON's
+  const bool literal = text == "true" || text == "false" || std::regex_match(text, number);
+  std::error_code ec;
+  return literal && !std::filesystem::exists(text, ec);
 }
 
 }  // namespace
@@ -90,8 +100,18 @@ Tensor read_tensor_file(const std::string& path, DType dtype) {
 std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& options) {
   const size_t n = graph.inputs.size();
   std::vector<const InputArg*> given(n, nullptr);
+  // parse_input_arg reads "gpu_0/data_0=x.npy" as a path (a '/' before the '='); it names an
+  // input when the model has one of exactly that name.
+  std::vector<InputArg> args = options.inputs;
+  for (InputArg& arg : args) {
+    const size_t eq = arg.source.find('=');
+    if (!arg.name.empty() || eq == std::string::npos || eq == 0) continue;
+    for (ir::ValueId id : graph.inputs)
+      if (graph.values[size_t(id)].name == arg.source.substr(0, eq))
+        arg = {arg.source.substr(0, eq), arg.source.substr(eq + 1)};
+  }
   size_t next_positional = 0;
-  for (const InputArg& arg : options.inputs) {
+  for (const InputArg& arg : args) {
     size_t index = n;
     if (arg.name.empty()) {
       while (next_positional < n && given[next_positional]) ++next_positional;
@@ -125,8 +145,10 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
     BoundInput b;
     if (given[i]) {
       const std::string& src = given[i]->source;
-      if (!src.empty() && src[0] == '[') {
-        b.tensor = io::parse_json_tensor(src, dtype, "input '" + v.name + "'");
+      if ((!src.empty() && src[0] == '[') || is_inline_scalar(src)) {
+        // A leading '+' is not JSON; a scalar's value is the same without it.
+        b.tensor = io::parse_json_tensor(src[0] == '+' ? src.substr(1) : src, dtype,
+                                         "input '" + v.name + "'");
         b.origin = "inline";
       } else {
         b.tensor = read_tensor_file(src, dtype);

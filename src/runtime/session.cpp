@@ -253,6 +253,7 @@ void Session::choose_kernels() {
         info.threads = choice.threads;
         info.kernel = k.kernel->name();
         info.reason = choice.reason;
+        if (!k.kernel->note().empty()) info.reason += "; " + k.kernel->note();
         if (info.threads == 1 && pool_threads > 1 && !choice.threads_timed)
           info.reason +=
               fmt::format("; on 1 thread: too small to share (under {:g} FLOPs and {:g} bytes)",
@@ -269,7 +270,7 @@ void Session::choose_kernels() {
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
     } else {
-      info.reason = "the op's reference kernel (fast kernels are off)";
+      info.reason = kFastKernelsOffReason;
     }
     // Inputs in another layout than the kernel reads are converted, once per value and layout.
     for (size_t i = 0; i < node.inputs.size(); ++i) {

@@ -63,6 +63,10 @@ struct StepInfo {
   int threads = 1;        // OpenMP threads its kernel was built for and runs on
 };
 
+// StepInfo::reason of every step when fast kernels are off by request (--reference-kernels).
+inline constexpr const char* kFastKernelsOffReason =
+    "the op's reference kernel (fast kernels are off)";
+
 struct PrepareStats {
   size_t folded_nodes = 0;   // computed once at prepare (constants and shape computations)
   size_t dynamic_nodes = 0;  // shapes known only at run time

@@ -106,4 +106,38 @@ TEST(RunKernelsCli, FastRunNeedsTheFastKernels) {
 }
 
 }  // namespace
+// y = Relu(Einsum("ij,jk->ik", a, b)) on 96x96: the Einsum (no fast kernel) is nearly all of it.
+std::string einsum_model(const TempDir& dir) {
+  ModelBuilder m;
+  m.add_input("a", DType::kF32, {96, 96});
+  m.add_input("b", DType::kF32, {96, 96});
+  set_attr(m.add_node("Einsum", {"a", "b"}, {"p"}, "slow_einsum"), "equation",
+           std::string("ij,jk->ik"));
+  m.add_node("Relu", {"p"}, {"y"}, "relu");
+  m.add_output("y");
+  return m.save(dir.path("einsum.onnx"));
+}
+
+TEST(RunKernelsCli, ABigStepOnAReferenceKernelIsNamedInAWarning) {
+  TempDir dir;
+  const std::string model = einsum_model(dir);
+  for (const char* command : {"run", "profile"}) {
+    std::vector<std::string> a = {command, model, "--iter", "3"};
+    if (std::string(command) == "profile") a.push_back("--no-roofline");
+    const CliResult r = run_strata(dir, a);
+    ASSERT_EQ(r.code, 0) << command << ": " << r.err;
+    const std::string all = r.out + r.err;
+    EXPECT_TRUE(
+        contains(all, "node 'slow_einsum' (Einsum) runs on the op's reference kernel and takes"))
+        << command << ":\n"
+        << all;
+    EXPECT_TRUE(contains(all, "no fast kernel serves this op")) << command << ":\n" << all;
+    EXPECT_FALSE(contains(all, "node 'relu'")) << command << ":\n" << all;
+  }
+  // Asked for: no warning.
+  const CliResult r = run_strata(dir, {"run", model, "--iter", "3", "--reference-kernels"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(contains(r.err, "slow_einsum")) << r.err;
+}
+
 }  // namespace strata::test

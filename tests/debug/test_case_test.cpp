@@ -2,6 +2,7 @@
 #include "debug/test_case.h"
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <filesystem>
 
@@ -61,12 +62,18 @@ TEST(TestCase, AModelFileIsNoTestCase) {
 TEST(TestCase, TensorProtoFilesKeepTheirName) {
   TempDir dir;
   const Tensor t = Tensor::from<float>({1, 2}, {1, 2});
-  onnx_import::write_tensor_pb(dir.path("t.pb"), t, "probabilities");
+  dir.write("t.pb", onnx_import::serialize_tensor_pb(t, "probabilities"));
   const Tensor r = onnx_import::read_tensor_pb(dir.path("t.pb"));
   EXPECT_EQ(r.shape(), t.shape());
   EXPECT_EQ(r.to_double(), t.to_double());
-  expect_error([&] { onnx_import::write_tensor_pb(dir.path("no/such/dir/t.pb"), t, "x"); },
-               {"t.pb", "cannot write"});
+  onnx::TensorProto proto;
+  ASSERT_TRUE(proto.ParseFromString(onnx_import::serialize_tensor_pb(t, "probabilities")));
+  EXPECT_EQ(proto.name(), "probabilities");
+  // A case folder that cannot be written fails naming it.
+  dir.write("file", "x");
+  expect_error(
+      [&] { debug::write_test_case(dir.path("file/case"), "m.onnx", ir::Graph{}, {}, {}); },
+      {"file/case", "cannot create"});
 }
 
 }  // namespace

@@ -162,5 +162,61 @@ TEST(GatherKernel, OutOfRangeIndexFailsLikeTheReference) {
   }
 }
 
+// Concatenations of convolution outputs stay in their layout (SqueezeNet, GoogLeNet, DenseNet)
+// where whole channel blocks allow it, along the channels or a spatial axis; odd channel counts
+// in the blocked layout run plain.
+TEST(ConcatKernel, ConcatenationsKeepTheConvolutionsLayout) {
+  std::mt19937 rng(38);
+  for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
+                      kernels::LayoutPolicy::kBlocked, kernels::LayoutPolicy::kPlain}) {
+    for (int64_t axis : {1, 2, -1}) {
+      for (int64_t second : {int64_t(16), int64_t(7)}) {
+        SCOPED_TRACE(testing::Message()
+                     << kernels::layout_policy_name(layout) << " axis " << axis << " " << second);
+        const int64_t first = axis == 1 ? 32 : second;  // other axes need equal channels
+        GraphBuilder g;
+        g.input("x", {2, 3, 6, 5});
+        g.constant("w1", random_tensor(rng, {first, 3, 1, 1}));
+        g.constant("w2", random_tensor(rng, {second, 3, 3, 3}));
+        g.node("Conv", {"x", "w1"}, {"a"});
+        g.node("Conv", {"x", "w2"}, {"b"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
+        g.node("Concat", {"a", "b", "a"}, {"c"}).attributes["axis"] = attr_int(axis);
+        g.node("Relu", {"c"}, {"y"});
+        g.output("y");
+        const std::vector<runtime::StepInfo> steps =
+            expect_fast_matches_reference(g.build(), {random_tensor(rng, {2, 3, 6, 5})}, layout);
+        ASSERT_EQ(steps.size(), 4u);
+        EXPECT_EQ(steps[2].kernel, "strata:concat") << steps[2].reason;
+        const bool splits_blocks = steps[0].layout == "nChw16c" && axis == 1 && second % 16;
+        if (!splits_blocks && steps[0].layout == steps[1].layout) {
+          EXPECT_EQ(steps[2].layout, steps[0].layout);
+          EXPECT_TRUE(steps[2].conversions.empty()) << steps[2].conversions[0];
+        } else {
+          EXPECT_EQ(steps[2].layout, "nchw");
+        }
+      }
+    }
+  }
+}
+
+TEST(ConcatKernel, AnyDtypeAnyAxisInPlainLayout) {
+  for (int64_t axis : {0, 1, 2, -1}) {
+    GraphBuilder g;
+    g.input("p", {2, 3, 4}, DType::kI64);
+    g.input("q", {2, 3, 4}, DType::kI64);
+    g.input("r", {2, 3, 4}, DType::kI64);
+    g.node("Concat", {"p", "q", "r"}, {"y"}).attributes["axis"] = attr_int(axis);
+    g.output("y");
+    std::vector<Tensor> inputs;
+    for (int64_t k = 0; k < 3; ++k) {
+      Tensor t = Tensor::zeros(DType::kI64, {2, 3, 4});
+      for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = k * 100 + i;
+      inputs.push_back(std::move(t));
+    }
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), inputs);
+    EXPECT_EQ(steps[0].kernel, "strata:concat") << axis;
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -153,6 +153,29 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
   }
 }
 
+// A grouped convolution with 8 channels a group (regnet's) after a blocked one: oneDNN has no
+// blocked implementation for it, and its GEMM-based one in plain layouts is 4x slower than its
+// channels-last one, which the kernel takes.
+TEST(OnednnConv, SmallGroupsAfterABlockedConvolutionRunChannelsLast) {
+  std::mt19937 rng(8);
+  GraphBuilder b;
+  b.input("x", {1, 16, 20, 20});
+  b.constant("w1", random_tensor(rng, {48, 16, 1, 1}));
+  b.constant("w2", random_tensor(rng, {48, 8, 3, 3}));
+  b.node("Conv", {"x", "w1"}, {"h"});
+  ir::Node& grouped = b.node("Conv", {"h", "w2"}, {"y"});
+  grouped.attributes["group"] = attr_int(6);
+  grouped.attributes["pads"] = attr_ints({1, 1, 1, 1});
+  b.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(b.build(), {random_tensor(rng, {1, 16, 20, 20})});
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].layout, "nChw16c") << steps[0].kernel;
+  EXPECT_EQ(steps[1].layout, "nhwc") << steps[1].kernel << ": " << steps[1].reason;
+  for (const char* slow : {":gemm:", ":ref"})
+    EXPECT_EQ(steps[1].kernel.find(slow), std::string::npos) << steps[1].kernel;
+}
+
 // 3×3 stride-1 convolutions with 64 channels or more whose output may stay blocked (here read by
 // a Neg) run Winograd's algorithm (fewer multiplications, other rounding): still within the
 // reference's tolerance, residual and ReLU too.

@@ -135,8 +135,9 @@ TEST(OnednnBinary, KeepsTheLayoutOfConvolutionOutputs) {
   }
 }
 
-TEST(OnednnBinary, LowerRankPerChannelOperandKeepsChannelsLast) {
-  // ConvNeXt's layer scale: Mul(gamma[C,1,1], x[1,C,H,W]) with x channels-last. Odd channel
+TEST(OnednnBinary, LowerRankPerChannelConstantKeepsTheConvolutionsLayout) {
+  // ConvNeXt's layer scale and Caffe2's Scale layers: Mul(gamma[C,1,1], x[1,C,H,W]) with x
+  // channels-last or blocked (the constant laid out once, padded to whole blocks). Odd channel
   // counts, both operand orders, every layout policy.
   std::mt19937 rng(35);
   for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
@@ -161,11 +162,9 @@ TEST(OnednnBinary, LowerRankPerChannelOperandKeepsChannelsLast) {
             expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 3, 5, 7})}, layout);
         ASSERT_EQ(steps.size(), 4u);
         expect_kernel(steps[1], "onednn:");
-        if (steps[0].layout == "nhwc") {
-          EXPECT_EQ(steps[1].layout, "nhwc");
-          EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
-          EXPECT_TRUE(steps[2].conversions.empty()) << steps[2].conversions[0];
-        }
+        EXPECT_EQ(steps[1].layout, steps[0].layout);
+        EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
+        EXPECT_TRUE(steps[2].conversions.empty()) << steps[2].conversions[0];
       }
     }
   }
@@ -181,6 +180,23 @@ TEST(OnednnBinary, BroadcastFirstOperandOfSubStaysWithTheReference) {
       g.build(), {Tensor::zeros(DType::kF32, {1, 3}), Tensor::zeros(DType::kF32, {2, 3})}, {});
   EXPECT_EQ(r.steps[0].kernel, "reference");
   EXPECT_NE(r.steps[0].reason.find("broadcasts"), std::string::npos) << r.steps[0].reason;
+}
+
+// Sum of two inputs runs as an Add, in the layout of convolution outputs; three inputs stay with
+// the reference kernel.
+TEST(OnednnBinary, SumOfTwoIsAnAdd) {
+  std::mt19937 rng(40);
+  GraphBuilder g(6);
+  g.input("a", {1, 16, 5, 5});
+  g.input("b", {1, 16, 5, 5});
+  g.node("Sum", {"a", "b"}, {"s"});
+  g.node("Sum", {"s", "a", "b"}, {"y"});
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+      g.build(), {random_tensor(rng, {1, 16, 5, 5}), random_tensor(rng, {1, 16, 5, 5})});
+  ASSERT_EQ(steps.size(), 2u);
+  expect_kernel(steps[0], "onednn:");
+  EXPECT_EQ(steps[1].kernel, "reference");
 }
 
 }  // namespace

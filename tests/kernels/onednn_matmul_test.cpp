@@ -5,6 +5,7 @@
 
 #include "kernels/kernel_test_util.h"
 #include "ops/internal_ops.h"
+#include "passes/optimize.h"
 
 namespace strata::test {
 namespace {
@@ -13,9 +14,12 @@ int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
+// One step, on an optimised oneDNN implementation (not one of its reference ones).
 void expect_onednn(const std::vector<runtime::StepInfo>& steps) {
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].kernel << ": " << steps[0].reason;
+  EXPECT_EQ(steps[0].kernel.find(":ref"), std::string::npos)
+      << steps[0].kernel << ": " << steps[0].reason;
 }
 
 TEST(OnednnMatMul, RandomBatchedShapesMatchTheReferenceKernel) {
@@ -94,6 +98,71 @@ TEST(OnednnMatMul, AttentionMaskAddendBroadcastsOverBatches) {
   g.output("y");
   expect_onednn(expect_fast_matches_reference(
       g.build(), {random_tensor(rng, {2, 3, 7, 5}), random_tensor(rng, {2, 3, 5, 7})}));
+}
+
+// oneDNN 2.6 has only its reference implementation for these fusions (addends broadcast over the
+// batch dimensions); the kernel runs the product alone and the rest as a binary primitive.
+TEST(OnednnMatMul, BroadcastAddendsAndActivationRunApartRatherThanOnTheReference) {
+  std::mt19937 rng(31);
+  struct Case {
+    std::vector<int64_t> mask;
+    bool residual;  // a second addend
+    const char* activation;
+  };
+  for (const Case& c : {Case{{7, 7}, false, ""}, Case{{1, 3, 7, 7}, true, "Relu"},
+                        Case{{7, 7}, true, ""}, Case{{1, 1, 7, 7}, false, "Tanh"}}) {
+    SCOPED_TRACE(testing::Message() << "mask " << Shape::of(c.mask).str()
+                                    << (c.residual ? " + z" : "") << " '" << c.activation << "'");
+    GraphBuilder g;
+    g.input("q", {2, 3, 7, 5});
+    g.input("k", {2, 3, 5, 7});
+    std::vector<Tensor> inputs = {random_tensor(rng, {2, 3, 7, 5}),
+                                  random_tensor(rng, {2, 3, 5, 7})};
+    g.constant("mask", random_tensor(rng, c.mask));
+    std::vector<std::string> in = {"q", "k", "mask"};
+    if (c.residual) {
+      g.input("z", {1, 3, 7, 7});
+      inputs.push_back(random_tensor(rng, {1, 3, 7, 7}));
+      in.push_back("z");
+    }
+    ir::Node& node = g.node("FusedMatMul", in, {"y"}, std::string(ops::kStrataDomain));
+    node.attributes["alpha"] = attr_float(0.5f);
+    node.attributes["activation"] = attr_string(c.activation);
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), inputs);
+    expect_onednn(steps);
+    EXPECT_NE(steps[0].reason.find("run apart"), std::string::npos) << steps[0].reason;
+    EXPECT_NE(steps[0].reason.find("offers only ref"), std::string::npos) << steps[0].reason;
+  }
+}
+
+// The attention scores of torch's nn.MultiheadAttention (and so nn.Transformer*) as exported:
+// bmm over [batch * heads, T, dh], a scale, and a [T, T] float mask, fused by the graph passes.
+TEST(OnednnMatMul, ExportedCausalAttentionScoresRunOnOptimisedImplementations) {
+  std::mt19937 rng(7);
+  GraphBuilder g;
+  g.input("q", {8, 16, 8});
+  g.input("kt", {8, 8, 16});
+  Tensor mask = Tensor::zeros(DType::kF32, {16, 16});
+  for (int64_t i = 0; i < 16; ++i)
+    for (int64_t j = i + 1; j < 16; ++j) mask.data<float>()[i * 16 + j] = -1e9f;
+  g.constant("mask", std::move(mask));
+  Tensor scale = Tensor::zeros(DType::kF32, {});
+  scale.data<float>()[0] = 0.35f;
+  g.constant("scale", std::move(scale));
+  g.node("MatMul", {"q", "kt"}, {"scores"});
+  g.node("Mul", {"scores", "scale"}, {"scaled"});
+  g.node("Add", {"scaled", "mask"}, {"masked"});
+  g.node("Softmax", {"masked"}, {"y"}).attributes["axis"] = attr_int(-1);
+  g.output("y");
+  ir::Graph graph = g.build();
+  passes::optimize_graph(graph);
+  const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+      graph, {random_tensor(rng, {8, 16, 8}), random_tensor(rng, {8, 8, 16})});
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(graph.nodes[steps[0].node_index].op_type, "FusedMatMul");
+  for (const runtime::StepInfo& step : steps)
+    EXPECT_EQ(step.kernel.find(":ref"), std::string::npos) << step.kernel << ": " << step.reason;
 }
 
 TEST(OnednnGemm, TransposesAlphaBetaAndBiasShapes) {

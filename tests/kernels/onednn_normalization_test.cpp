@@ -71,5 +71,99 @@ TEST(OnednnLayerNorm, StatisticsOutputsStayWithTheReference) {
   EXPECT_NE(r.steps[0].reason.find("Mean or InvStdDev"), std::string::npos) << r.steps[0].reason;
 }
 
+// Inference-mode BatchNormalization after a convolution's output (blocked or channels-last) and on
+// plain inputs of rank 2 to 5: same results as the reference, in the layout it came.
+TEST(OnednnBatchNorm, RunningStatisticsInEveryLayout) {
+  std::mt19937 rng(36);
+  for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
+                      kernels::LayoutPolicy::kBlocked, kernels::LayoutPolicy::kPlain}) {
+    for (int64_t channels : {int64_t(5), int64_t(32)}) {
+      SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " C=" << channels);
+      GraphBuilder g;
+      g.input("x", {2, 3, 6, 5});
+      g.constant("w", random_tensor(rng, {channels, 3, 3, 3}));
+      Tensor var = random_tensor(rng, {channels});
+      for (int64_t i = 0; i < channels; ++i)
+        var.data<float>()[i] = 0.2f + std::abs(var.data<float>()[i]);
+      for (const char* p : {"scale", "bias", "mean"}) g.constant(p, random_tensor(rng, {channels}));
+      g.constant("var", var);
+      g.node("Conv", {"x", "w"}, {"c"});
+      g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"n"})
+          .attributes["epsilon"] = attr_float(1e-3f);
+      g.node("Relu", {"n"}, {"y"});
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(g.build(), {random_tensor(rng, {2, 3, 6, 5})}, layout);
+      ASSERT_EQ(steps.size(), 3u);
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u)
+          << steps[1].kernel << ": " << steps[1].reason;
+      EXPECT_EQ(steps[1].layout, steps[0].layout);
+      EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
+    }
+  }
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{4, 3}, {2, 3, 7}, {1, 3, 2, 3, 4}}) {
+    GraphBuilder g;
+    g.input("x", shape);
+    for (const char* p : {"scale", "bias", "mean"}) g.constant(p, random_tensor(rng, {3}));
+    g.constant("var", Tensor::from<float>({3}, {0.5f, 1.0f, 2.0f}));
+    g.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
+    g.output("y");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(g.build(), {random_tensor(rng, shape)});
+    EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].kernel;
+  }
+}
+
+TEST(OnednnBatchNorm, StatisticsKnownOnlyWhileRunningStayWithTheReference) {
+  std::mt19937 rng(37);
+  GraphBuilder g;
+  g.input("x", {1, 3, 4, 4});
+  g.input("mean", {3});
+  for (const char* p : {"scale", "bias", "var"}) g.constant(p, random_tensor(rng, {3}));
+  g.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
+  g.output("y");
+  const SessionResult r =
+      run_session(g.build(), {random_tensor(rng, {1, 3, 4, 4}), random_tensor(rng, {3})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("not constant"), std::string::npos) << r.steps[0].reason;
+}
+
+// LRN across channels in every layout a convolution writes, odd windows; even windows and
+// rank 2 stay with the reference kernel, saying why.
+TEST(OnednnLrn, OddWindowsInEveryLayoutMatchTheReference) {
+  std::mt19937 rng(39);
+  for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kChannelsLast,
+                      kernels::LayoutPolicy::kPlain}) {
+    for (int64_t size : {1, 3, 5}) {
+      SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " size " << size);
+      GraphBuilder g;
+      g.input("x", {2, 3, 7, 6});
+      g.constant("w", random_tensor(rng, {20, 3, 3, 3}));
+      g.node("Conv", {"x", "w"}, {"c"});
+      ir::Node& lrn = g.node("LRN", {"c"}, {"n"});
+      lrn.attributes["size"] = attr_int(size);
+      lrn.attributes["alpha"] = attr_float(0.02f);
+      lrn.attributes["beta"] = attr_float(0.6f);
+      lrn.attributes["bias"] = attr_float(1.5f);
+      g.node("Relu", {"n"}, {"y"});  // reads any layout: the LRN's output need not be plain
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(g.build(), {random_tensor(rng, {2, 3, 7, 6})}, layout);
+      ASSERT_EQ(steps.size(), 3u);
+      EXPECT_EQ(steps[1].kernel.rfind("onednn:", 0), 0u)
+          << steps[1].kernel << ": " << steps[1].reason;
+      EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
+    }
+  }
+  GraphBuilder g;
+  g.input("x", {1, 4, 3, 3});
+  g.node("LRN", {"x"}, {"y"}).attributes["size"] = attr_int(2);
+  g.output("y");
+  const SessionResult r = run_session(g.build(), {random_tensor(rng, {1, 4, 3, 3})}, {});
+  EXPECT_EQ(r.steps[0].kernel, "reference");
+  EXPECT_NE(r.steps[0].reason.find("even window"), std::string::npos) << r.steps[0].reason;
+}
+
 }  // namespace
 }  // namespace strata::test

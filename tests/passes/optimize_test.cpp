@@ -22,11 +22,13 @@ TEST(OptimizeGraph, RunsEveryPassInOrderAndKeepsTheResult) {
   const std::vector<passes::PassRecord> records = passes::optimize_graph(after);
   std::vector<std::string> names;
   for (const passes::PassRecord& r : records) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"fold_constants", "fold_batch_norm", "fuse_layer_norm",
-                                             "fuse_conv", "fuse_matmul", "remove_dead_nodes"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"fold_constants", "sink_transposes", "fold_pad",
+                                      "fold_batch_norm", "fold_conv_affine", "fuse_layer_norm",
+                                      "fuse_conv", "fuse_matmul", "remove_dead_nodes"}));
   EXPECT_EQ(records[0].changes, 1u);
-  EXPECT_EQ(records[3].changes, 1u);
-  EXPECT_EQ(records[5].changes, 1u);
+  EXPECT_EQ(records[6].changes, 1u);
+  EXPECT_EQ(records[8].changes, 1u);
   EXPECT_EQ(op_types(after), (std::vector<std::string>{"FusedConv"}));
   expect_same_outputs(before, after, {random_tensor(rng, {1, 2, 4, 4})});
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "core/error.h"
 #include "io/npy.h"
 #include "onnx/loader.h"
@@ -129,6 +131,57 @@ TEST_F(BindInputs, InlineValues) {
   EXPECT_EQ(bound[1].tensor.to_int64(), (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(bound[2].tensor.shape(), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(bound[0].origin, "inline");
+}
+
+TEST(BindScalarInputs, ScalarsWithoutBracketsAreInlineValuesNotFileNames) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {});
+  m.add_input("n", DType::kI64, {});
+  m.add_input("flag", DType::kBool, {});
+  m.add_node("Identity", {"x"}, {"y"});
+  m.add_output("y");
+  const ir::Graph graph = onnx_import::load_model(m.save(dir.path("scalars.onnx"))).graph;
+  for (const auto& [x, n, flag, want_x, want_n, want_flag] :
+       std::vector<std::tuple<std::string, std::string, std::string, double, int64_t, int64_t>>{
+           {"-1.5", "0", "true", -1.5, 0, 1},
+           {"+2e-3", "-7", "false", 2e-3, -7, 0},
+           {"0.25", "+12", "1", 0.25, 12, 1}}) {
+    BindOptions o;
+    for (const std::string& a : {"x=" + x, "n=" + n, "flag=" + flag})
+      o.inputs.push_back(parse_input_arg(a));
+    const auto bound = bind_inputs(graph, o);
+    ASSERT_EQ(bound.size(), 3u);
+    EXPECT_EQ(bound[0].tensor.shape(), std::vector<int64_t>{});
+    EXPECT_FLOAT_EQ(float(bound[0].tensor.to_double()[0]), float(want_x)) << x;
+    EXPECT_EQ(bound[1].tensor.to_int64(), std::vector<int64_t>{want_n}) << n;
+    EXPECT_EQ(bound[2].tensor.to_int64(), std::vector<int64_t>{want_flag}) << flag;
+    EXPECT_EQ(bound[0].origin, "inline");
+  }
+  // An integer input given a fraction is refused naming the input; a word is a missing file.
+  BindOptions fraction;
+  fraction.inputs = {parse_input_arg("n=1.5")};
+  expect_error([&] { bind_inputs(graph, fraction); }, {"'n'"});
+  BindOptions word;
+  word.inputs = {parse_input_arg("x=zero")};
+  expect_error([&] { bind_inputs(graph, word); }, {"zero"});
+}
+
+TEST(BindSlashedInputs, InputNamesWithASlashCanBeNamed) {
+  TempDir dir;
+  ModelBuilder m;
+  m.add_input("gpu_0/data_0", DType::kF32, {2});
+  m.add_input("b", DType::kF32, {2});
+  m.add_node("Add", {"gpu_0/data_0", "b"}, {"y"});
+  m.add_output("y");
+  const ir::Graph graph = onnx_import::load_model(m.save(dir.path("slash.onnx"))).graph;
+  io::write_npy(dir.path("x.npy"), Tensor::from<float>({2}, {1, 2}));
+  BindOptions o;
+  o.inputs = {parse_input_arg("b=[3, 4]"), parse_input_arg("gpu_0/data_0=" + dir.path("x.npy"))};
+  const auto bound = bind_inputs(graph, o);
+  EXPECT_EQ(bound[0].tensor.to_double(), (std::vector<double>{1, 2}));
+  EXPECT_EQ(bound[0].origin, dir.path("x.npy"));
+  EXPECT_EQ(bound[1].tensor.to_double(), (std::vector<double>{3, 4}));
 }
 
 TEST_F(BindInputs, InlineValueOfTheWrongKindNamesTheInput) {

@@ -40,7 +40,7 @@ analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
 int execute_analyze(const AnalyzeCommandOptions& cmd) {
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
-  std::ofstream json_out = open_report_file(cmd.json_path);
+  if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
   const analyzer::AnalyzeOptions options = analyze_options(cmd.model);
 
   auto t0 = std::chrono::steady_clock::now();
@@ -88,14 +88,14 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
   fmt::print("\n{}", report::render_analysis_totals(a, view));
   fmt::print("{}", report::render_analysis_tables(graph, a, view));
 
-  if (json_out.is_open()) {
+  if (!cmd.json_path.empty()) {
     nlohmann::json report = report::analysis_json(graph, a);
     report["strata_version"] = kVersion;
     report["model"] = cmd.model.model;
     report["load_ms"] = load_ms;
     report["analysis_ms"] = analysis_ms;
     report["warnings"] = warnings;
-    json_out << report.dump(2) << "\n";
+    io::write_file(cmd.json_path, report.dump(2) + "\n");
   }
   return 0;
 }

@@ -12,12 +12,4 @@ WarningSink print_warnings(std::vector<std::string>* kept) {
   };
 }
 
-std::ofstream open_report_file(const std::string& path) {
-  std::ofstream out;
-  if (path.empty()) return out;
-  out.open(path);
-  if (!out) fail("{}: cannot be written", path);
-  return out;
-}
-
 }  // namespace strata::cli

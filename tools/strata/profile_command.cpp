@@ -43,17 +43,11 @@ std::string options_record(const ProfileOptions& cmd) {
   return text;
 }
 
-// Fails before minutes of runs, not after, when an output file cannot be written.
-void check_writable(const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  if (!out) fail("{}: cannot be written", path);
-}
-
 int execute_profile(const ProfileOptions& cmd) {
   const WarningSink warn = print_warnings();
-  check_writable(cmd.json_path);
-  check_writable(cmd.trace_path);
+  // Before minutes of runs, not after.
+  for (const std::string& path : {cmd.json_path, cmd.trace_path})
+    if (!path.empty()) io::check_writable(path);
 
   BoundModel bound = load_and_bind(cmd.model, warn);
   optimize_for_session(bound, cmd.model);

@@ -79,7 +79,8 @@ int execute_run(RunOptions& cmd) {
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
 
-  std::ofstream json_out = open_report_file(cmd.json_path);
+  if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
+  if (!cmd.io_dump_path.empty()) io::check_writable(cmd.io_dump_path);
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
   const std::string signature = debug::model_signature(bound.loaded.graph);  // before the passes
@@ -134,10 +135,7 @@ int execute_run(RunOptions& cmd) {
                    dump.nodes.size(), cmd.dump_all_dir);
     }
     if (!cmd.io_dump_path.empty()) {
-      std::ofstream out(cmd.io_dump_path);
-      out << debug::io_summary(dump);
-      out.close();
-      if (!out) fail("--io-dump: cannot write '{}'", cmd.io_dump_path);
+      io::write_file(cmd.io_dump_path, debug::io_summary(dump));
       if (!cmd.quiet) fmt::print("{:<11}{}\n", "io-dump", cmd.io_dump_path);
     }
   }
@@ -157,6 +155,7 @@ int execute_run(RunOptions& cmd) {
   fmt::print("{:<11}{:.1f} inferences/s (from the median)\n", "throughput", throughput);
   const std::string unstable = profiler::stability_warning(s);
   if (!unstable.empty()) warn(unstable);
+  for (const std::string& w : profiler::slow_path_warnings(session, input_ptrs)) warn(w);
 
   // Outputs: print, dump, verify.
   nlohmann::json outputs_json = nlohmann::json::array();
@@ -230,7 +229,7 @@ int execute_run(RunOptions& cmd) {
               {"outputs", outputs_json},
               {"warnings", warnings}};
     if (!expected.empty()) report["verify"] = verify_json;
-    json_out << report.dump(2) << "\n";
+    io::write_file(cmd.json_path, report.dump(2) + "\n");
   }
   return all_ok ? 0 : int(ErrorCode::kVerifyFailed);
 }

@@ -1,7 +1,7 @@
-// Add, Sub, Mul and Div through oneDNN's binary primitive (JIT-vectorised, shared among the
-// session's threads): f32, numpy broadcasting where the first operand (or, for Add and Mul, either)
-// has the output's shape. Same-shape and per-channel operations keep the layout the first operand
-// comes in; other broadcasts run plain.
+// Add, Sub, Mul, Div (and Sum of two inputs) through oneDNN's binary primitive (JIT-vectorised,
+// shared among the session's threads): f32, numpy broadcasting where the first operand (or, for Add
+// and Mul, either) has the output's shape. Same-shape and per-channel operations keep the layout
+// the first operand comes in; other broadcasts run plain.
 #include <algorithm>
 
 #include "kernels/kernel.h"
@@ -14,16 +14,18 @@ namespace {
 using dnnl::memory;
 
 bool serves(const ir::Node& node) {
-  return node.domain.empty() && (node.op_type == "Add" || node.op_type == "Sub" ||
-                                 node.op_type == "Mul" || node.op_type == "Div");
+  return node.domain.empty() &&
+         (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
+          node.op_type == "Div" || (node.op_type == "Sum" && node.inputs.size() == 2));
 }
 
+// Sum of two inputs is an Add (Caffe2's ShuffleNet adds its residuals with Sum).
 bool commutative(const std::string& type) {
-  return type == "Add" || type == "Mul";
+  return type == "Add" || type == "Mul" || type == "Sum";
 }
 
 dnnl::algorithm algorithm_of(const std::string& type) {
-  if (type == "Add") return dnnl::algorithm::binary_add;
+  if (type == "Add" || type == "Sum") return dnnl::algorithm::binary_add;
   if (type == "Sub") return dnnl::algorithm::binary_sub;
   if (type == "Mul") return dnnl::algorithm::binary_mul;
   return dnnl::algorithm::binary_div;
@@ -40,7 +42,8 @@ int full_input(const NodeRequest& r) {
 Verdict supports(const NodeRequest& r) {
   if (r.node.inputs.size() != 2 || !r.has_input(0) || !r.has_input(1))
     return Verdict::no("needs two inputs");
-  if (r.graph.opset < 7) return Verdict::no("before opset 7 the op broadcasts by attribute");
+  if (r.graph.opset < 7 && r.node.op_type != "Sum")
+    return Verdict::no("before opset 7 the op broadcasts by attribute");
   for (size_t i : {size_t(0), size_t(1)})
     if (r.input(i).dtype != DType::kF32)
       return Verdict::no("oneDNN binary runs f32 here; input " + std::to_string(i) + " is " +
@@ -70,11 +73,15 @@ class BinaryKernel final : public Kernel {
     // converted at its own rank, where axis 1 is not the channel axis: it is read plain instead,
     // which orders its bytes as channels-last does (every other axis has size 1). Blocked needs
     // the channels padded: that case runs plain.
+    // A constant one is laid out once here instead, at the output's rank (Caffe2's Scale layers
+    // after DenseNet's blocked batch normalisations).
     const bool lower_rank = r.input(src1_).shape.rank() < int64_t(out.size());
     Layout layout = r.input_layouts[src0_];
-    if (per_channel && lower_rank && layout == Layout::kBlocked16) per_channel = false;
+    const bool laid_out_here = per_channel && r.input(src1_).value && layout != Layout::kPlain;
+    if (per_channel && lower_rank && layout == Layout::kBlocked16 && !laid_out_here)
+      per_channel = false;
     if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
-    const bool follows = other == out || (per_channel && !lower_rank);
+    const bool follows = other == out || (per_channel && (!lower_rank || laid_out_here));
     const memory::desc d0 = desc_of(out, layout);
     const memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
     const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
@@ -88,13 +95,19 @@ class BinaryKernel final : public Kernel {
     primitive_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
     scratch_bytes_ = primitive_.scratch_bytes();
     slot0_ = primitive_.add_slot(DNNL_ARG_SRC_0, d0);
-    slot1_ = primitive_.add_slot(DNNL_ARG_SRC_1, d1);
+    if (laid_out_here && layout == input_layouts_[src1_]) {
+      input_layouts_[src1_] = Layout::kPlain;  // read from the copy, not from the session
+      primitive_.add_fixed(DNNL_ARG_SRC_1, reorder_to(r.input(src1_).value->raw(),
+                                                      desc_of(other, Layout::kPlain), d1));
+    } else {
+      slot1_ = primitive_.add_slot(DNNL_ARG_SRC_1, d1);
+    }
     dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, d0);
   }
 
   void run(const KernelArgs& args) override {
     primitive_.set(slot0_, args.inputs[src0_]->raw());
-    primitive_.set(slot1_, args.inputs[src1_]->raw());
+    if (slot1_ >= 0) primitive_.set(slot1_, args.inputs[src1_]->raw());
     primitive_.set(dst_slot_, args.outputs[0]->raw());
     primitive_.run(args.scratch);
   }

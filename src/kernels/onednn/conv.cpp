@@ -190,10 +190,13 @@ std::pair<Layout, Layout> settle_layouts(const NodeRequest& r, const MakeConvDes
       r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
   const auto [first_src, first_dst] = preferred(src, dst);
   // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
-  // plain output has only oneDNN's reference implementation); plain throughout.
+  // plain output has only oneDNN's reference implementation); channels-last throughout (grouped
+  // convolutions with fewer than 16 channels a group have no blocked implementation, and in nhwc
+  // run 4x faster than oneDNN's GEMM-based one in plain layouts: regnet's); plain throughout.
   const Layout settled_src = first_src.value_or(fallback);
   const std::pair<Layout, Layout> candidates[] = {{settled_src, first_dst.value_or(fallback)},
                                                   {settled_src, settled_src},
+                                                  {Layout::kChannelsLast, Layout::kChannelsLast},
                                                   {Layout::kPlain, Layout::kPlain}};
   for (size_t c = 0; c < std::size(candidates); ++c) {
     const auto [s, d] = candidates[c];

@@ -2,6 +2,8 @@
 // operands promoted as numpy does, Gemm's transposes read through strides. Constant weights are
 // packed once at prepare; the scale (alpha), the bias, the residual and the activation are
 // post-ops. Data is plain row-major.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -149,43 +151,60 @@ class MatMulKernel final : public Kernel {
     const memory::desc weights =
         pack ? memory::desc(b_dims, memory::data_type::f32, memory::format_tag::any) : b_plain;
 
-    // Post-ops in the op's order: scale, C (as oneDNN's bias when it is a plain row vector added
-    // unscaled), Z, activation.
-    dnnl::post_ops post_ops;
-    if (p.alpha != 1) post_ops.append_eltwise(1, dnnl::algorithm::eltwise_linear, p.alpha, 0);
+    // C is oneDNN's bias when it is a row of n values added unscaled; otherwise C and Z are
+    // addends after the scaled product, in the op's order.
     memory::desc bias_desc;
-    int c_post_op = -1, z_post_op = -1;
+    std::vector<Addend> addends;
     std::vector<float> scaled_c;  // beta * C for a constant C when beta != 1
     if (p.c_input >= 0) {
       const memory::dims d = fold(addend_dims(p.c_input));
-      const memory::desc c_desc = strided(d, false);
-      if (p.alpha == 1 && p.beta == 1 && product(d, 0, out_rank - 1) == 1) {
-        bias_desc = c_desc;
-      } else {
-        c_post_op = post_ops.len();
-        post_ops.append_binary(dnnl::algorithm::binary_add, c_desc);
-      }
+      // oneDNN's optimised matmuls take a bias of one value per column only.
+      if (p.alpha == 1 && p.beta == 1 && product(d, 0, out_rank - 1) == 1 && d.back() == n)
+        bias_desc = strided(d, false);
+      else
+        addends.push_back({p.c_input, strided(d, false)});
       if (p.beta != 1) {
         const std::vector<double> c = r.input(size_t(p.c_input)).value->to_double();
         for (double v : c) scaled_c.push_back(float(v * p.beta));
       }
     }
-    if (p.z_input >= 0) {
-      z_post_op = post_ops.len();
-      post_ops.append_binary(dnnl::algorithm::binary_add,
-                             strided(fold(addend_dims(p.z_input)), false));
-    }
-    append_activation(post_ops, p.activation);
-    dnnl::primitive_attr attr = user_scratchpad_attr();
-    attr.set_post_ops(post_ops);
+    if (p.z_input >= 0)
+      addends.push_back({p.z_input, strided(fold(addend_dims(p.z_input)), false)});
+
+    // The scale is always a post-op of the product; the addends and the activation are too when
+    // `fused`, else a second primitive applies them in place on the output.
+    auto product_attr = [&](bool fused) {
+      dnnl::post_ops post_ops;
+      if (p.alpha != 1) post_ops.append_eltwise(1, dnnl::algorithm::eltwise_linear, p.alpha, 0);
+      if (fused) {
+        for (const Addend& a : addends) post_ops.append_binary(dnnl::algorithm::binary_add, a.desc);
+        append_activation(post_ops, p.activation);
+      }
+      dnnl::primitive_attr attr = user_scratchpad_attr();
+      attr.set_post_ops(post_ops);
+      return attr;
+    };
     const dnnl::matmul::desc desc = bias_desc.get_size() > 0
                                         ? dnnl::matmul::desc(src, weights, bias_desc, dst)
                                         : dnnl::matmul::desc(src, weights, dst);
-    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    dnnl::matmul::primitive_desc pd(desc, product_attr(true), cpu_engine());
+    // oneDNN 2.6 answers some fusions only with its reference implementation (a [T, T] mask
+    // added to [N, heads, T, T] attention scores: 0.2 GFLOP/s); the product alone and the
+    // additions as a binary primitive are both optimised, so they run apart.
+    const bool has_epilogue = !addends.empty() || p.activation.kind != ops::ActivationKind::kNone;
+    bool fused = true;
+    std::string rejected;  // the fused implementation, when it was turned down
+    if (is_reference(pd) && has_epilogue) {
+      dnnl::matmul::primitive_desc apart(desc, product_attr(false), cpu_engine());
+      if (!is_reference(apart)) {
+        rejected = pd.impl_info_str();
+        pd = apart;
+        fused = false;
+      }
+    }
     select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::matmul(pd), pd.scratchpad_desc());
-    scratch_bytes_ = primitive_.scratch_bytes();
     src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, src);
     dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
     if (pack) {
@@ -202,29 +221,21 @@ class MatMulKernel final : public Kernel {
     } else {
       weights_slot_ = primitive_.add_slot(DNNL_ARG_WEIGHTS, b_plain);
     }
-    // Constant addends are bound once; the others get a slot.
-    auto bind_addend = [&](int input, int arg, const memory::desc& d) {
-      const std::shared_ptr<const Tensor>& value = r.input(size_t(input)).value;
-      if (!scaled_c.empty() && input == p.c_input) {
-        scaled_c_ = std::move(scaled_c);
-        primitive_.add_fixed(arg, memory(d, cpu_engine(), scaled_c_.data()));
-      } else if (value) {
-        constants_.push_back(value);  // read in place: the constant outlives the session
-        primitive_.add_fixed(arg, memory(d, cpu_engine(), const_cast<void*>(value->raw())));
-      } else {
-        addend_slots_.push_back({input, primitive_.add_slot(arg, d)});
-      }
-    };
-    if (p.c_input >= 0) {
-      const memory::desc d = strided(fold(addend_dims(p.c_input)), false);
-      bind_addend(p.c_input,
-                  c_post_op < 0 ? DNNL_ARG_BIAS
-                                : DNNL_ARG_ATTR_MULTIPLE_POST_OP(c_post_op) | DNNL_ARG_SRC_1,
-                  d);
+    if (!scaled_c.empty()) {
+      scaled_c_ = std::move(scaled_c);
+      scaled_c_input_ = p.c_input;
     }
-    if (p.z_input >= 0)
-      bind_addend(p.z_input, DNNL_ARG_ATTR_MULTIPLE_POST_OP(z_post_op) | DNNL_ARG_SRC_1,
-                  strided(fold(addend_dims(p.z_input)), false));
+    if (bias_desc.get_size() > 0) bind_addend(r, primitive_, p.c_input, DNNL_ARG_BIAS, bias_desc);
+    if (fused) {
+      for (size_t i = 0; i < addends.size(); ++i)
+        bind_addend(r, primitive_, addends[i].input,
+                    DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) + (p.alpha != 1)) | DNNL_ARG_SRC_1,
+                    addends[i].desc);
+    } else {
+      prepare_epilogue(r, addends, p.activation, dst);
+      note_ += " (fused, oneDNN offers only " + rejected + ")";
+    }
+    scratch_bytes_ = std::max(primitive_.scratch_bytes(), epilogue_scratch_bytes());
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     output_layouts_ = {Layout::kPlain};
   }
@@ -235,14 +246,86 @@ class MatMulKernel final : public Kernel {
     if (weights_slot_ >= 0) primitive_.set(weights_slot_, args.inputs[1]->raw());
     for (const auto& [input, slot] : addend_slots_) primitive_.set(slot, args.inputs[input]->raw());
     primitive_.run(args.scratch);
+    if (epilogue_slots_.dst_in >= 0) {
+      void* y = args.outputs[0]->raw();
+      epilogue_.set(epilogue_slots_.dst_in, y);
+      epilogue_.set(epilogue_slots_.dst_out, y);
+      for (const auto& [input, slot] : epilogue_slots_.addends)
+        epilogue_.set(slot, args.inputs[input]->raw());
+      epilogue_.run(args.scratch);
+    }
+    if (!activation_.empty()) activation_.run(args.outputs[0]->raw(), args.scratch);
   }
 
  private:
+  struct Addend {
+    int input;  // C or Z
+    memory::desc desc;
+  };
+  struct EpilogueSlots {
+    int dst_in = -1, dst_out = -1;
+    std::vector<std::pair<int, int>> addends;  // (input, slot)
+  };
+
+  // Binds input `input` of the node to `arg` of `primitive`: constants (and beta * C) once, the
+  // others through a slot of this->primitive_ or of the epilogue.
+  void bind_addend(const NodeRequest& r, BoundPrimitive& primitive, int input, int arg,
+                   const memory::desc& d) {
+    const std::shared_ptr<const Tensor>& value = r.input(size_t(input)).value;
+    if (input == scaled_c_input_) {
+      primitive.add_fixed(arg, memory(d, cpu_engine(), scaled_c_.data()));
+    } else if (value) {
+      constants_.push_back(value);  // read in place: the constant outlives the session
+      primitive.add_fixed(arg, memory(d, cpu_engine(), const_cast<void*>(value->raw())));
+    } else {
+      auto& slots = &primitive == &primitive_ ? addend_slots_ : epilogue_slots_.addends;
+      slots.push_back({input, primitive.add_slot(arg, d)});
+    }
+  }
+
+  // y = act(y + addends...) in place: a binary primitive adding the first addend, with the
+  // others and the activation as its post-ops; or the activation alone.
+  void prepare_epilogue(const NodeRequest& r, const std::vector<Addend>& addends,
+                        const ops::Activation& activation, const memory::desc& y) {
+    if (addends.empty()) {
+      activation_ = InPlaceActivation(activation, y);
+      note_ = "the activation runs apart: " + activation_.name();
+      return;
+    }
+    dnnl::post_ops post_ops;
+    for (size_t i = 1; i < addends.size(); ++i)
+      post_ops.append_binary(dnnl::algorithm::binary_add, addends[i].desc);
+    append_activation(post_ops, activation);
+    dnnl::primitive_attr attr = user_scratchpad_attr();
+    attr.set_post_ops(post_ops);
+    const dnnl::binary::desc desc(dnnl::algorithm::binary_add, y, addends[0].desc, y);
+    const dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+    epilogue_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
+    note_ = fmt::format("the addition{}{} run apart: binary {}", addends.size() > 1 ? "s" : "",
+                        activation.kind == ops::ActivationKind::kNone ? "" : " and the activation",
+                        pd.impl_info_str());
+    epilogue_slots_.dst_in = epilogue_.add_slot(DNNL_ARG_SRC_0, y);
+    epilogue_slots_.dst_out = epilogue_.add_slot(DNNL_ARG_DST, y);
+    bind_addend(r, epilogue_, addends[0].input, DNNL_ARG_SRC_1, addends[0].desc);
+    for (size_t i = 1; i < addends.size(); ++i)
+      bind_addend(r, epilogue_, addends[i].input,
+                  DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) - 1) | DNNL_ARG_SRC_1, addends[i].desc);
+  }
+
+  int64_t epilogue_scratch_bytes() const {
+    return std::max(epilogue_.scratch_bytes(), activation_.scratch_bytes());
+  }
+
   BoundPrimitive primitive_;
   int src_slot_ = -1, dst_slot_ = -1, weights_slot_ = -1;
   std::vector<std::pair<int, int>> addend_slots_;  // (input, slot)
+  // The additions and activation when they run apart from the product (see the constructor).
+  BoundPrimitive epilogue_;
+  EpilogueSlots epilogue_slots_;
+  InPlaceActivation activation_;
   std::vector<std::shared_ptr<const Tensor>> constants_;
   std::vector<float> scaled_c_;
+  int scaled_c_input_ = -1;  // the input scaled_c_ stands for
 };
 
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {

@@ -1,0 +1,90 @@
+#include "profiler/slow_paths.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "profiler/stats.h"
+
+namespace strata::profiler {
+
+bool is_reference_kernel(const std::string& kernel) {
+  return kernel == "reference" || kernel.find(":ref:") != std::string::npos ||
+         kernel.rfind("onednn:ref", 0) == 0;
+}
+
+std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms) {
+  std::vector<const StepTime*> slow;
+  for (const StepTime& s : steps)
+    if (total_ms > 0 && is_reference_kernel(s.kernel) && s.ms > kSlowPathShare * total_ms &&
+        s.reason != runtime::kFastKernelsOffReason)  // asked for: nothing to tell
+      slow.push_back(&s);
+  std::sort(slow.begin(), slow.end(),
+            [](const StepTime* a, const StepTime* b) { return a->ms > b->ms; });
+  std::vector<std::string> warnings;
+  for (const StepTime* s : slow)
+    warnings.push_back(fmt::format(
+        "node '{}' ({}) runs on {} and takes {:.1f}% of the run ({:.3f} ms){}", s->node, s->op_type,
+        s->kernel == "reference" ? "the op's reference kernel"
+                                 : s->kernel + " (a reference implementation)",
+        100 * s->ms / total_ms, s->ms,
+        s->reason.empty() ? "" : ": " + s->reason));  // profiles of old versions have none
+  return warnings;
+}
+
+std::vector<std::string> slow_path_warnings(const Profile& profile) {
+  std::vector<StepTime> steps;
+  for (const NodeProfile& n : profile.nodes) {
+    if (n.op_type == "scope" || n.samples_ms.empty()) continue;
+    steps.push_back({n.name, n.op_type, n.kernel, n.kernel_reason, summarize(n.samples_ms).median});
+  }
+  return slow_path_warnings(steps, summarize(profile.iterations_ms).median);
+}
+
+namespace {
+
+// Times each step of one inference.
+class StepClock final : public runtime::RunHooks {
+ public:
+  explicit StepClock(size_t steps) : ms_(steps, 0.0) {}
+  void before_node(size_t) override { start_ = std::chrono::steady_clock::now(); }
+  void after_node(size_t step) override {
+    ms_[step] +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+            .count();
+  }
+  const std::vector<double>& ms() const { return ms_; }
+
+ private:
+  std::vector<double> ms_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+std::vector<std::string> slow_path_warnings(runtime::Session& session,
+                                            const std::vector<const Tensor*>& inputs) {
+  const std::vector<runtime::StepInfo>& info = session.steps();
+  if (std::none_of(info.begin(), info.end(),
+                   [](const runtime::StepInfo& s) { return is_reference_kernel(s.kernel); }))
+    return {};
+  StepClock clock(info.size());
+  struct Hooked {  // the hooks go when the run does, even when it throws
+    runtime::Session& session;
+    ~Hooked() { session.set_hooks(nullptr); }
+  } hooked{session};
+  session.set_hooks(&clock);
+  const auto t0 = std::chrono::steady_clock::now();
+  session.run(inputs);
+  const double total_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<StepTime> steps;
+  for (size_t s = 0; s < info.size(); ++s) {
+    const ir::Node& node = session.graph().nodes[info[s].node_index];
+    steps.push_back({node.name, node.op_type, info[s].kernel, info[s].reason, clock.ms()[s]});
+  }
+  return slow_path_warnings(steps, total_ms);
+}
+
+}  // namespace strata::profiler

@@ -1,0 +1,41 @@
+// Never silently slow: steps that run on a reference implementation (strata's own reference
+// kernel, or one of oneDNN's "ref" implementations) and take a noticeable share of an inference
+// are named in a warning, with the kernel and why no fast kernel took the node.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "profiler/profile.h"
+#include "runtime/session.h"
+
+namespace strata::profiler {
+
+// Share of one inference above which a step on a reference implementation is reported.
+inline constexpr double kSlowPathShare = 0.05;
+
+// Whether an implementation name is a reference one: "reference" (the op's own kernel) or a
+// oneDNN "ref" implementation ("onednn:ref:any").
+bool is_reference_kernel(const std::string& kernel);
+
+// One step's figures, as the warning needs them.
+struct StepTime {
+  std::string node, op_type, kernel, reason;
+  double ms = 0;
+};
+
+// A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`,
+// slowest first; none for steps on reference kernels by request (--reference-kernels).
+std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms);
+
+// From a profile: each node's median against the whole-run median.
+std::vector<std::string> slow_path_warnings(const Profile& profile);
+
+// For `strata run`, which times whole inferences only: when some step runs on a reference
+// implementation, times each step through one more inference (its outputs are the same) and
+// returns the warnings; no extra run otherwise.
+std::vector<std::string> slow_path_warnings(runtime::Session& session,
+                                            const std::vector<const Tensor*>& inputs);
+
+}  // namespace strata::profiler
