@@ -6,6 +6,11 @@
 #include "core/dtype.h"                // DType, f16, bf16
 #include "core/error.h"                // Error, ErrorCode
 #include "core/tensor.h"               // Tensor
+#include "debug/against.h"             // parse_against: what compare --against runs
+#include "debug/compare.h"             // compare_dumps, render_comparison: first divergent node
+#include "debug/dump.h"                // record_run, write_dump, read_dump, io_summary
+#include "debug/finite.h"              // find_non_finite (--check-finite)
+#include "debug/test_case.h"           // write_test_case, find_test_case (strata pack)
 #include "io/file.h"                   // write_file, check_writable: files written atomically
 #include "io/npy.h"                    // read_npy, write_npy
 #include "onnx/loader.h"               // onnx_import::load_model (parse only)

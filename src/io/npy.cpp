@@ -189,8 +189,24 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-Tensor read_npy_unlabelled(const std::string& path) {
-  InputFile file(path);
+// Bytes already in memory (an entry of an .npz archive), read like an InputFile.
+class ByteSource {
+ public:
+  explicit ByteSource(std::string_view bytes) : bytes_(bytes) {}
+  int64_t size() const { return int64_t(bytes_.size()); }
+  int64_t remaining() const { return int64_t(bytes_.size() - position_); }
+  void read(void* dst, int64_t n) {
+    std::memcpy(dst, bytes_.data() + position_, size_t(n));
+    position_ += size_t(n);
+  }
+
+ private:
+  std::string_view bytes_;
+  size_t position_ = 0;
+};
+
+template <class Source>
+Tensor read_npy_from(Source& file) {
   std::array<char, kPrefixBytes> prefix{};
   if (file.size() < kPrefixBytes) fail("not an npy file (only {} bytes)", file.size());
   file.read(prefix.data(), kPrefixBytes);
@@ -255,7 +271,17 @@ std::string npy_header(DType dtype, const std::vector<int64_t>& shape) {
 }  // namespace
 
 Tensor read_npy(const std::string& path) {
-  return with_path_context(path, [&] { return read_npy_unlabelled(path); });
+  return with_path_context(path, [&] {
+    InputFile file(path);
+    return read_npy_from(file);
+  });
+}
+
+Tensor read_npy_bytes(std::string_view bytes, const std::string& name) {
+  return with_path_context(name, [&] {
+    ByteSource source(bytes);
+    return read_npy_from(source);
+  });
 }
 
 void write_npy(const std::string& path, const Tensor& t) {

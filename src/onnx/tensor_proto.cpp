@@ -220,4 +220,19 @@ Tensor read_tensor_pb(const std::string& path) {
   return tensor_from_proto(proto, "", path);
 }
 
+std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
+  if (dtype_size(t.dtype()) == 0)
+    fail("tensor '{}': a {} tensor cannot be written as a TensorProto", name,
+         dtype_name(t.dtype()));
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
+  for (int64_t d : t.shape()) proto.add_dims(d);
+  proto.set_raw_data(t.raw(), t.nbytes());
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes))
+    fail("tensor '{}' is too large for a TensorProto (2 GiB)", name);
+  return bytes;
+}
+
 }  // namespace strata::onnx_import

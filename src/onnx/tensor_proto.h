@@ -85,4 +85,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& mode
 // Reads a serialized TensorProto file (.pb), as in ONNX test_data_set folders.
 Tensor read_tensor_pb(const std::string& path);
 
+// `t` (plain layout) as the bytes of a serialized TensorProto named `name`, its data as raw_data,
+// as ONNX test_data_set folders hold them. Fails (exit 2) naming the tensor for string tensors.
+std::string serialize_tensor_pb(const Tensor& t, const std::string& name);
+
 }  // namespace strata::onnx_import

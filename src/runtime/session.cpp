@@ -439,9 +439,12 @@ void Session::plan_memory() {
   arena_ = std::shared_ptr<void>(std::make_shared<Tensor>(std::move(arena)));
   for (size_t id = 0; id < metas_.size(); ++id) {  // values sharing another value's buffer
     if (!in_arena(id) || buffer_of[id] == id) continue;
+    // The value keeps the layout its kernel writes: a view may read the same bytes in another
+    // layout (a Transpose to NHWC of a channels-last buffer is plain).
+    const Layout own = slots_[id].layout();
     slots_[id] = Tensor::view(metas_[id].dtype, metas_[id].shape.values(),
                               base + plan.offsets[request_of[buffer_of[id]]]);
-    slots_[id].set_layout(slots_[buffer_of[id]].layout());
+    slots_[id].set_layout(own);
   }
   for (size_t r = 0; r < requests.size(); ++r) {
     Tensor* t = request_tensor[r];

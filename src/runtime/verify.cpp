@@ -2,9 +2,51 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
+#include <limits>
 
 namespace strata::runtime {
+
+namespace {
+
+// IEEE bit patterns mapped to integers that order like the values (-0 and +0 both 0), so the
+// difference of two counts the representable values between them.
+template <class Bits>
+int64_t ordered(Bits bits, int sign_shift) {
+  const Bits sign = Bits(Bits(1) << sign_shift);
+  const int64_t magnitude = int64_t(bits & Bits(sign - 1));
+  return bits & sign ? -magnitude : magnitude;
+}
+
+int64_t ordered_bits(double x, DType dtype) {
+  switch (dtype) {
+    case DType::kF64: {
+      const uint64_t bits = std::bit_cast<uint64_t>(x);
+      const int64_t magnitude = int64_t(bits & ~(uint64_t(1) << 63));
+      return bits >> 63 ? -magnitude : magnitude;
+    }
+    case DType::kF32: return ordered(std::bit_cast<uint32_t>(float(x)), 31);
+    case DType::kF16: return ordered(f16(float(x)).bits, 15);
+    case DType::kBF16: return ordered(bf16(float(x)).bits, 15);
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+int64_t ulp_distance(double a, double b, DType dtype) {
+  if (!is_float(dtype)) {
+    const double d = std::fabs(a - b);
+    return d >= 9.2e18 ? std::numeric_limits<int64_t>::max() : int64_t(d);
+  }
+  const int64_t x = ordered_bits(a, dtype), y = ordered_bits(b, dtype);
+  // Only float64 patterns can overflow the difference; saturate.
+  if ((x > 0 && y < 0 && x > std::numeric_limits<int64_t>::max() + y) ||
+      (x < 0 && y > 0 && y > std::numeric_limits<int64_t>::max() + x))
+    return std::numeric_limits<int64_t>::max();
+  return x > y ? x - y : y - x;
+}
 
 Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance& tol) {
   Comparison c;
@@ -20,6 +62,17 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance
   }
   const std::vector<double> a = actual.to_double();
   const std::vector<double> e = expected.to_double();
+  double scale = 0;  // rms of the expected finite values, with relative_to_tensor
+  if (tol.relative_to_tensor) {
+    double squares = 0;
+    size_t finite = 0;
+    for (double x : e)
+      if (std::isfinite(x)) {
+        squares += x * x;
+        ++finite;
+      }
+    if (finite) scale = std::sqrt(squares / double(finite));
+  }
   double dot = 0, na = 0, ne = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const bool a_nan = std::isnan(a[i]), e_nan = std::isnan(e[i]);
@@ -32,7 +85,8 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance
       const double abs_err = std::fabs(a[i] - e[i]);
       c.max_abs_error = std::max(c.max_abs_error, abs_err);
       if (e[i] != 0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(e[i]));
-      match = abs_err <= tol.atol + tol.rtol * std::fabs(e[i]);
+      match = abs_err <= tol.atol + tol.rtol * std::max(std::fabs(e[i]), scale);
+      if (abs_err > 0) c.max_ulp = std::max(c.max_ulp, ulp_distance(a[i], e[i], actual.dtype()));
       dot += a[i] * e[i];
       na += a[i] * a[i];
       ne += e[i] * e[i];

@@ -153,5 +153,47 @@ TEST(Verify, IntegerAndBoolTensors) {
           .ok);
 }
 
+TEST(Verify, UlpDistanceCountsRepresentableValues) {
+  const float one = 1.0f;
+  const float next = std::nextafter(one, 2.0f);
+  const float next2 = std::nextafter(next, 2.0f);
+  EXPECT_EQ(ulp_distance(one, one, DType::kF32), 0);
+  EXPECT_EQ(ulp_distance(one, next, DType::kF32), 1);
+  EXPECT_EQ(ulp_distance(next2, one, DType::kF32), 2);
+  // Across zero: the smallest positive and negative subnormals are 2 apart (+0 and -0 are one).
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(ulp_distance(tiny, -tiny, DType::kF32), 2);
+  EXPECT_EQ(ulp_distance(0.0, -0.0, DType::kF32), 0);
+  // float16: 1 and 1 + 2^-10 are neighbours; float64 counts its own units.
+  EXPECT_EQ(ulp_distance(1.0, 1.0 + 1.0 / 1024, DType::kF16), 1);
+  EXPECT_EQ(ulp_distance(1.0, std::nextafter(1.0, 2.0), DType::kF64), 1);
+  EXPECT_EQ(ulp_distance(-3, 4, DType::kI32), 7);
+}
+
+TEST(Verify, CompareReportsTheLargestUlpDistance) {
+  const float one = 1.0f;
+  const float three_up = std::nextafter(std::nextafter(std::nextafter(one, 2.0f), 2.0f), 2.0f);
+  const Tensor a = Tensor::from<float>({2}, {three_up, 5.0f});
+  const Tensor e = Tensor::from<float>({2}, {one, 5.0f});
+  const Comparison c = compare(a, e, {});
+  EXPECT_TRUE(c.ok);
+  EXPECT_EQ(c.max_ulp, 3);
+}
+
+TEST(Verify, RelativeToTheTensorScalesByItsRootMeanSquare) {
+  // rms(e) = sqrt((100 + 0 + 100) / 3) = 8.165; the near-zero element may be off by
+  // rtol * 8.165 = 0.008165 instead of rtol * 0.001.
+  const Tensor e = f64({10, 0.001, -10});
+  Tolerance per_tensor;
+  per_tensor.relative_to_tensor = true;
+  EXPECT_FALSE(compare(f64({10, 0.005, -10}), e, {}).ok);
+  EXPECT_TRUE(compare(f64({10, 0.005, -10}), e, per_tensor).ok);
+  EXPECT_FALSE(compare(f64({10, 0.0095, -10}), e, per_tensor).ok);
+  // Large elements still answer to their own magnitude.
+  EXPECT_FALSE(compare(f64({10.02, 0.001, -10}), e, per_tensor).ok);
+  // NaN and Inf stay out of the scale.
+  EXPECT_TRUE(compare(f64({kNaN, 0.005, 10}), f64({kNaN, 0.001, 10}), per_tensor).ok);
+}
+
 }  // namespace
 }  // namespace strata::runtime

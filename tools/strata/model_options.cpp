@@ -9,7 +9,7 @@
 namespace strata::cli {
 
 void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
-  sub->add_option("model", o.model, "ONNX model file")->required();
+  if (!(groups & kNoModelPath)) sub->add_option("model", o.model, "ONNX model file")->required();
   if (groups & kInputs)
     sub->add_option("-i,--input", o.inputs,
                     "input: name=FILE, FILE (bound in order) or name=[1,2,3]; "
@@ -41,6 +41,13 @@ void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
                     "file of fast-run choices: reused when made on this CPU with these versions, "
                     "written with --fast-run");
   }
+}
+
+void add_tolerance_options(CLI::App* sub, runtime::Tolerance& tolerance, const std::string& what) {
+  sub->add_option("--rtol", tolerance.rtol, "relative tolerance for " + what)
+      ->capture_default_str();
+  sub->add_option("--atol", tolerance.atol, "absolute tolerance for " + what)
+      ->capture_default_str();
 }
 
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option) {

@@ -33,9 +33,14 @@ enum ModelOptionGroups : unsigned {
   kSession = 2,  // --threads, --max-memory, --layout, --no-optimize, --reference-kernels,
                  // --fast-run, --algo-cache
   kAllModelOptions = kInputs | kSession,
+  kNoModelPath = 8,  // the command takes the model path itself (compare: a model or two dumps)
 };
 
 void add_model_options(CLI::App* sub, ModelOptions& options, unsigned groups = kAllModelOptions);
+
+// --rtol and --atol (defaults: runtime::Tolerance's), for comparisons of values; `what` says
+// which option they apply to ("--verify/--test-data").
+void add_tolerance_options(CLI::App* sub, runtime::Tolerance& tolerance, const std::string& what);
 
 // "name=value" split at the first '='; fails naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option);

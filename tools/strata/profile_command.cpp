@@ -23,6 +23,7 @@ struct ProfileOptions {
   std::string json_path;
   std::string trace_path;
   bool no_roofline = false;
+  bool check_finite = false;
   report::ViewOptions view;
 };
 
@@ -53,6 +54,12 @@ int execute_profile(const ProfileOptions& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
   const double prepare_ms = runtime::elapsed_ms(t0);
+  if (cmd.check_finite) {
+    if (const auto bad = debug::find_non_finite(session, bound.input_pointers())) {
+      fmt::print("finite: {}\n", debug::describe(*bad));
+      return int(ErrorCode::kVerifyFailed);
+    }
+  }
 
   profiler::MachineInfo machine;
   if (cmd.no_roofline) {
@@ -114,6 +121,9 @@ Command add_profile_command(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   sub->add_flag("--no-roofline", cmd->no_roofline,
                 "do not read or measure the machine's peaks (no GFLOP/s share or bound)");
+  sub->add_flag("--check-finite", cmd->check_finite,
+                "run once first and stop at the first node whose output holds NaN or Inf "
+                "(exit 1)");
   add_view_options(sub, cmd->view);
   return {sub, [cmd] { return execute_profile(*cmd); }};
 }

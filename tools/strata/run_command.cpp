@@ -27,8 +27,10 @@ struct RunOptions {
   std::string verify_dir;
   std::string test_data_dir;
   std::string json_path;
-  double rtol = 1e-3;
-  double atol = 1e-7;
+  std::string dump_all_dir;  // --dump-all
+  std::string io_dump_path;  // --io-dump
+  bool check_finite = false;
+  runtime::Tolerance tolerance;
   bool quiet = false;
   bool verbose = false;
 };
@@ -69,13 +71,19 @@ void print_plan(const runtime::Session& session, const std::vector<passes::PassR
 }
 
 int execute_run(RunOptions& cmd) {
+  if (const std::optional<debug::TestCase> test_case = debug::find_test_case(cmd.model.model)) {
+    cmd.model.model = test_case->model;
+    if (cmd.test_data_dir.empty()) cmd.test_data_dir = test_case->data_dir;
+  }
   nlohmann::json report;
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
 
   if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
+  if (!cmd.io_dump_path.empty()) io::check_writable(cmd.io_dump_path);
 
   BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
+  const std::string signature = debug::model_signature(bound.loaded.graph);  // before the passes
   const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
   const ir::Graph& graph = bound.loaded.graph;
   const std::vector<Tensor>& inputs = bound.inputs;
@@ -110,6 +118,27 @@ int execute_run(RunOptions& cmd) {
         human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)), threads);
   }
   if (cmd.verbose) print_plan(session, passes_applied);
+
+  if (cmd.check_finite) {
+    if (const auto bad = debug::find_non_finite(session, input_ptrs)) {
+      fmt::print("{:<11}{}\n", "finite", debug::describe(*bad));
+      return int(ErrorCode::kVerifyFailed);
+    }
+    if (!cmd.quiet) fmt::print("{:<11}every node's outputs are finite\n", "finite");
+  }
+  if (!cmd.dump_all_dir.empty() || !cmd.io_dump_path.empty()) {
+    const debug::Dump dump = debug::record_run(session, input_ptrs, signature);
+    if (!cmd.dump_all_dir.empty()) {
+      debug::write_dump(dump, cmd.dump_all_dir);
+      if (!cmd.quiet)
+        fmt::print("{:<11}{} values of {} nodes to {}\n", "dump-all", dump.values.size(),
+                   dump.nodes.size(), cmd.dump_all_dir);
+    }
+    if (!cmd.io_dump_path.empty()) {
+      io::write_file(cmd.io_dump_path, debug::io_summary(dump));
+      if (!cmd.quiet) fmt::print("{:<11}{}\n", "io-dump", cmd.io_dump_path);
+    }
+  }
 
   const runtime::RunTimings timings =
       runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
@@ -151,8 +180,7 @@ int execute_run(RunOptions& cmd) {
   nlohmann::json verify_json;
   for (size_t i = 0; i < expected.size(); ++i) {
     const std::string& name = graph.values[size_t(graph.outputs[i])].name;
-    const runtime::Comparison c =
-        runtime::compare(session.output(i), expected[i], {cmd.rtol, cmd.atol});
+    const runtime::Comparison c = runtime::compare(session.output(i), expected[i], cmd.tolerance);
     all_ok &= c.ok;
     fmt::print("{:<11}{}: {}  max abs {:.3g}  max rel {:.3g}  cosine {:.6f}{}\n",
                i == 0 ? "verify" : "", name, c.ok ? "ok" : "MISMATCH", c.max_abs_error,
@@ -212,6 +240,9 @@ Command add_run_command(CLI::App& app) {
   auto cmd = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "load, run, verify and time a model");
   add_model_options(sub, cmd->model);
+  sub->get_option("model")->description(
+      "ONNX model file, or a test case folder (strata pack): run and verified with its "
+      "test_data_set_0");
   sub->add_option("--warmup", cmd->warmup,
                   "warm-up runs (timed and printed, left out of the statistics)")
       ->capture_default_str()
@@ -224,10 +255,15 @@ Command add_run_command(CLI::App& app) {
                   "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
   sub->add_option("--test-data", cmd->test_data_dir,
                   "run an ONNX test_data_set folder (input_N.pb, output_N.pb; exit 1 on mismatch)");
-  sub->add_option("--rtol", cmd->rtol, "relative tolerance for --verify/--test-data")
-      ->capture_default_str();
-  sub->add_option("--atol", cmd->atol, "absolute tolerance for --verify/--test-data")
-      ->capture_default_str();
+  add_tolerance_options(sub, cmd->tolerance, "--verify/--test-data");
+  sub->add_option("--dump-all", cmd->dump_all_dir,
+                  "write every node's outputs of one inference to DIR/NAME.npy, with "
+                  "DIR/index.json (for strata compare)");
+  sub->add_option("--io-dump", cmd->io_dump_path,
+                  "write a text summary of every node's outputs of one inference to FILE");
+  sub->add_flag("--check-finite", cmd->check_finite,
+                "run once first and stop at the first node whose output holds NaN or Inf "
+                "(exit 1)");
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
   sub->add_flag("-q,--quiet", cmd->quiet, "print the summary only, not every iteration");
   sub->add_flag("-v,--verbose", cmd->verbose,
