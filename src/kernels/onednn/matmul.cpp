@@ -289,7 +289,7 @@ class MatMulKernel final : public Kernel {
                         const ops::Activation& activation, const memory::desc& y) {
     if (addends.empty()) {
       activation_ = InPlaceActivation(activation, y);
-      note_ = "the activation runs apart: " + activation_.name();
+      note_ = "the product runs alone, then " + activation_.name() + " for the activation";
       return;
     }
     dnnl::post_ops post_ops;
@@ -301,9 +301,9 @@ class MatMulKernel final : public Kernel {
     const dnnl::binary::desc desc(dnnl::algorithm::binary_add, y, addends[0].desc, y);
     const dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
     epilogue_ = BoundPrimitive(dnnl::binary(pd), pd.scratchpad_desc());
-    note_ = fmt::format("the addition{}{} run apart: binary {}", addends.size() > 1 ? "s" : "",
-                        activation.kind == ops::ActivationKind::kNone ? "" : " and the activation",
-                        pd.impl_info_str());
+    note_ = fmt::format("the product runs alone, then binary {} for the addition{}{}",
+                        pd.impl_info_str(), addends.size() > 1 ? "s" : "",
+                        activation.kind == ops::ActivationKind::kNone ? "" : " and the activation");
     epilogue_slots_.dst_in = epilogue_.add_slot(DNNL_ARG_SRC_0, y);
     epilogue_slots_.dst_out = epilogue_.add_slot(DNNL_ARG_DST, y);
     bind_addend(r, epilogue_, addends[0].input, DNNL_ARG_SRC_1, addends[0].desc);
