@@ -22,6 +22,7 @@
 #include "profiler/machine.h"            // machine_peaks: measured FLOP/s and bandwidth (cached)
 #include "profiler/profile_session.h"  // profile_session: cold run, timed runs, overhead, isolation
 #include "profiler/profile_stamp.h"    // stamp_profile: version, model SHA-256, time, libraries
+#include "profiler/resource_usage.h"   // read_usage, contention_warning: a busy machine
 #include "profiler/slow_paths.h"       // slow_path_warnings: big steps on reference kernels
 #include "profiler/stats.h"            // summarize, stability_warning
 #include "report/analysis_join.h"      // join_static_analysis: predicted vs measured, per node

@@ -1,7 +1,9 @@
 #include "profiler/resource_usage.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -50,6 +52,17 @@ UsageReading read_usage() {
 double process_cpu_pct(const UsageReading& from, const UsageReading& to) {
   const double wall_s = double(to.wall_ns - from.wall_ns) * 1e-9;
   return wall_s > 0 ? (to.process_cpu_s - from.process_cpu_s) / wall_s * 100 : -1;
+}
+
+std::string contention_warning(int threads, int cpus, double process_pct, double system_pct) {
+  if (process_pct < 0 || system_pct < 0 || cpus <= 0) return "";
+  const double others = std::max(0.0, system_pct / 100 * cpus - process_pct / 100);
+  if (others <= std::max(0, cpus - threads) + 0.5) return "";
+  return fmt::format(
+      "other processes kept {:.1f} of the {} CPUs busy during the timed runs while strata ran {} "
+      "thread{}: steps wait for workers that are not running, so these figures are slower and "
+      "noisier than on a quiet machine (use fewer --threads, or a quiet machine)",
+      others, cpus, threads, threads == 1 ? "" : "s");
 }
 
 double system_cpu_pct(const UsageReading& from, const UsageReading& to) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "profiler/resource_usage.h"
 #include "profiler/slow_paths.h"
 #include "report/node_figures.h"
 #include "report/units.h"
@@ -161,6 +162,10 @@ std::string render_summary(const profiler::Profile& p) {
     warnings.push_back(
         "the node medians add up to more than the whole-run median (medians of "
         "parts need not add up; compare totals)");
+  if (std::string w = profiler::contention_warning(p.threads, p.machine.logical_cpus,
+                                                   p.process_cpu_pct, p.system_cpu_pct);
+      !w.empty())
+    warnings.push_back(std::move(w));
   for (std::string& w : profiler::slow_path_warnings(p)) warnings.push_back(std::move(w));
   for (const std::string& w : warnings) out += line("warning", w);
   if (above_memory > 0)

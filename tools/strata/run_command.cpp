@@ -140,8 +140,10 @@ int execute_run(RunOptions& cmd) {
     }
   }
 
+  const profiler::UsageReading usage_from = profiler::read_usage();
   const runtime::RunTimings timings =
       runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
+  const profiler::UsageReading usage_to = profiler::read_usage();
   const profiler::Summary s = profiler::summarize(timings.iterations_ms);
   if (!cmd.quiet) {
     if (!timings.warmup_ms.empty()) print_times("warmup", timings.warmup_ms);
@@ -155,6 +157,10 @@ int execute_run(RunOptions& cmd) {
   fmt::print("{:<11}{:.1f} inferences/s (from the median)\n", "throughput", throughput);
   const std::string unstable = profiler::stability_warning(s);
   if (!unstable.empty()) warn(unstable);
+  const std::string busy = profiler::contention_warning(
+      threads, profiler::logical_cpus(), profiler::process_cpu_pct(usage_from, usage_to),
+      profiler::system_cpu_pct(usage_from, usage_to));
+  if (!busy.empty()) warn(busy);
   for (const std::string& w : profiler::slow_path_warnings(session, input_ptrs)) warn(w);
 
   // Outputs: print, dump, verify.
