@@ -16,7 +16,7 @@ TEST(ContentionWarning, OthersUsingTheCpusTheRunNeedsAreNamed) {
   EXPECT_EQ(profiler::contention_warning(2, 2, 195, 98), "");
   // One thread leaves a CPU free: others must take more than 1.5 of them.
   EXPECT_EQ(profiler::contention_warning(1, 2, 100, 90), "");
-  EXPECT_NE(profiler::contention_warning(1, 2, 60, 100), "");
+  EXPECT_NE(profiler::contention_warning(1, 2, 40, 100), "");
   // Unknown readings say nothing.
   EXPECT_EQ(profiler::contention_warning(2, 2, -1, 90), "");
   EXPECT_EQ(profiler::contention_warning(2, 2, 100, -1), "");
