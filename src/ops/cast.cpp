@@ -7,6 +7,8 @@
 //   -> float16/bfloat16: through float32, rounding to nearest even.
 // float8, int4, string and complex types are not supported (attribute `saturate`, opset 19, only
 // concerns float8 and is ignored).
+// CastLike (opset 15): the same conversion to the dtype of a second input, `target_type`, whose
+// values are not read.
 //
 // Cost: 0 FLOPs (a conversion, not arithmetic); bytes as elementwise_cost.
 #include <cstring>
@@ -51,6 +53,25 @@ D convert(compute_t<S> v) {
     return D(v);
 }
 
+// Every element of x converted into y (same shape, y's dtype).
+void convert_tensor(const Tensor& x, Tensor& y) {
+  if (x.dtype() == y.dtype()) {
+    if (x.nbytes() != y.nbytes()) fail_internal("Cast output size differs from its input's");
+    if (x.nbytes() && x.raw() != y.raw()) std::memcpy(y.raw(), x.raw(), x.nbytes());
+    return;
+  }
+  bool target_visited = true;
+  const bool source_visited = visit_all(x.dtype(), [&]<class S>(Type<S>) {
+    target_visited = visit_all(y.dtype(), [&]<class D>(Type<D>) {
+      broadcast_map(
+          y.data<D>(), y.shape(), [](compute_t<S> v) { return convert<D, S>(v); }, operand<S>(x));
+    });
+  });
+  if (!source_visited || !target_visited)
+    fail_internal("Cast kernel reached with {} -> {}", dtype_name(x.dtype()),
+                  dtype_name(y.dtype()));
+}
+
 class CastOp final : public Op {
  public:
   explicit CastOp(const NodeInfo& node) {
@@ -71,33 +92,34 @@ class CastOp final : public Op {
     return elementwise_cost(ctx, 0);
   }
 
-  void run(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    Tensor& y = ctx.output(0);
-    if (x.dtype() == y.dtype()) {
-      if (x.nbytes() != y.nbytes()) fail_internal("Cast output size differs from its input's");
-      if (x.nbytes() && x.raw() != y.raw()) std::memcpy(y.raw(), x.raw(), x.nbytes());
-      return;
-    }
-    bool target_visited = true;
-    const bool source_visited = visit_all(x.dtype(), [&]<class S>(Type<S>) {
-      target_visited = visit_all(y.dtype(), [&]<class D>(Type<D>) {
-        broadcast_map(
-            y.data<D>(), y.shape(), [](compute_t<S> v) { return convert<D, S>(v); }, operand<S>(x));
-      });
-    });
-    if (!source_visited || !target_visited)
-      fail_internal("Cast kernel reached with {} -> {}", dtype_name(x.dtype()),
-                    dtype_name(y.dtype()));
-  }
+  void run(KernelContext& ctx) const override { convert_tensor(ctx.input(0), ctx.output(0)); }
 
  private:
   DType to_ = DType::kUndefined;
 };
 
+class CastLikeOp final : public Op {
+ public:
+  void infer(InferContext& ctx) const override {
+    const Meta& x = ctx.input(0);
+    const Meta& like = ctx.input(1);
+    if (dtype_size(x.dtype) == 0) fail("does not support input dtype {}", dtype_name(x.dtype));
+    if (dtype_size(like.dtype) == 0)
+      fail("cannot cast to {}: strata does not support that type", dtype_name(like.dtype));
+    ctx.set_output(0, like.dtype, x.shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return elementwise_cost(ctx, 0);
+  }
+
+  void run(KernelContext& ctx) const override { convert_tensor(ctx.input(0), ctx.output(0)); }
+};
+
 }  // namespace
 
 std::unique_ptr<Op> make_cast(const NodeInfo& node) {
+  if (node.op_type() == "CastLike") return std::make_unique<CastLikeOp>();
   return std::make_unique<CastOp>(node);
 }
 

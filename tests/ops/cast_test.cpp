@@ -89,5 +89,20 @@ TEST(Cast, UnsupportedTargetsFail) {
   EXPECT_THROW(run_op(missing), Error);
 }
 
+// CastLike takes the dtype of its second input (whose values are not read), with Cast's rules.
+TEST(CastLike, ConvertsToTheDtypeOfItsSecondInput) {
+  OpCall call = op_call("CastLike", 15);
+  call.inputs = {Tensor::from<float>({2, 2}, {-1.7f, 2.5f, 300.0f, 0.0f}),
+                 Tensor::from<uint8_t>({0}, {})};
+  const std::vector<Tensor> out = run_op(call);
+  ASSERT_EQ(out[0].dtype(), DType::kU8);
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(out[0].to_int64(), (std::vector<int64_t>{0, 2, 255, 0}));  // truncates, saturates
+  call.inputs = {Tensor::from<int64_t>({2}, {3, -4}), Tensor::from<double>({1}, {9.5})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{3, -4}));
+  call.inputs = {Tensor::from<float>({1}, {1}), Tensor::zeros(DType::kString, {1})};
+  EXPECT_THROW(run_op(call), Error);
+}
+
 }  // namespace
 }  // namespace strata::test
