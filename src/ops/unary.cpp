@@ -1,11 +1,14 @@
-// Element-wise ops of one input: Abs Ceil Cos Erf Exp Floor IsNaN Log Neg Not Reciprocal Relu
-// Round Sigmoid Sign Sin Softplus Softsign Sqrt Tan Tanh. Same shape out; IsNaN outputs bool.
+// Element-wise ops of one input: Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Erf Exp Floor
+// IsNaN Log Mish Neg Not Reciprocal Relu Round Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Tan
+// Tanh. Same shape out; IsNaN outputs bool.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison and a library function (exp, log, sin, cos, tan, tanh, erf, sqrt) count as one.
-//   1: Abs Ceil Cos Erf Exp Floor IsNaN Log Neg Not Reciprocal Relu Round Sign Sin Sqrt Tan Tanh
+//   1: Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Erf Exp Floor IsNaN Log Neg Not
+//      Reciprocal Relu Round Sign Sin Sinh Sqrt Tan Tanh
 //   3: Softplus (exp, add, log), Softsign (abs, add, divide)
 //   4: Sigmoid (negate, exp, add, divide)
+//   5: Mish, x * tanh(softplus(x)) (softplus's 3, tanh, multiply)
 #include <cmath>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +22,15 @@ namespace {
 
 enum class Kind {
   kAbs,
+  kAcos,
+  kAcosh,
+  kAsin,
+  kAsinh,
+  kAtan,
+  kAtanh,
+  kCosh,
+  kMish,
+  kSinh,
   kCeil,
   kCos,
   kErf,
@@ -53,6 +65,15 @@ struct Spec {
 
 constexpr Spec kSpecs[] = {
     {"Abs", Kind::kAbs, Types::kNumeric, 1},
+    {"Acos", Kind::kAcos, Types::kFloat, 1},
+    {"Acosh", Kind::kAcosh, Types::kFloat, 1},
+    {"Asin", Kind::kAsin, Types::kFloat, 1},
+    {"Asinh", Kind::kAsinh, Types::kFloat, 1},
+    {"Atan", Kind::kAtan, Types::kFloat, 1},
+    {"Atanh", Kind::kAtanh, Types::kFloat, 1},
+    {"Cosh", Kind::kCosh, Types::kFloat, 1},
+    {"Mish", Kind::kMish, Types::kFloat, 5},
+    {"Sinh", Kind::kSinh, Types::kFloat, 1},
     {"Ceil", Kind::kCeil, Types::kFloat, 1},
     {"Cos", Kind::kCos, Types::kFloat, 1},
     {"Erf", Kind::kErf, Types::kNumeric, 1},
@@ -154,6 +175,16 @@ class UnaryOp final : public Op {
     constexpr Types kFloat = Types::kFloat;
     switch (spec_.kind) {
       case Kind::kAbs: return map_unary<Types::kNumeric>(x, y, [](auto v) { return abs_value(v); });
+      case Kind::kAcos: return map_unary<kFloat>(x, y, [](auto v) { return std::acos(v); });
+      case Kind::kAcosh: return map_unary<kFloat>(x, y, [](auto v) { return std::acosh(v); });
+      case Kind::kAsin: return map_unary<kFloat>(x, y, [](auto v) { return std::asin(v); });
+      case Kind::kAsinh: return map_unary<kFloat>(x, y, [](auto v) { return std::asinh(v); });
+      case Kind::kAtan: return map_unary<kFloat>(x, y, [](auto v) { return std::atan(v); });
+      case Kind::kAtanh: return map_unary<kFloat>(x, y, [](auto v) { return std::atanh(v); });
+      case Kind::kCosh: return map_unary<kFloat>(x, y, [](auto v) { return std::cosh(v); });
+      case Kind::kMish:
+        return map_unary<kFloat>(x, y, [](auto v) { return v * std::tanh(softplus(v)); });
+      case Kind::kSinh: return map_unary<kFloat>(x, y, [](auto v) { return std::sinh(v); });
       case Kind::kCeil: return map_unary<kFloat>(x, y, [](auto v) { return std::ceil(v); });
       case Kind::kCos: return map_unary<kFloat>(x, y, [](auto v) { return std::cos(v); });
       case Kind::kErf:  // integers go through double: erf(double(v)) is -1, 0 or 1 after truncation
