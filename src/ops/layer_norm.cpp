@@ -1,10 +1,15 @@
-// LayerNormalization (opset 17): X is split at `axis` into outer rows and normalised over the
-// trailing axes [axis, rank): y = (x - mean) / sqrt(var + epsilon) * Scale + B, with Scale and B
-// broadcast to X.shape[axis:]. Optional outputs Mean and InvStdDev have shape X.shape[:axis] + 1s
-// and the stash_type dtype. Statistics are computed in double (at least stash_type's precision).
-// Cost per element: mean 1, variance 3 (subtract, square, add), normalise 2 (subtract, multiply),
-// scale 1, shift 1 when B is present; param_bytes = bytes of the constant Scale and B.
+// LayerNormalization (opset 17) and RMSNormalization (opset 23). LayerNormalization: X is split at
+// `axis` into outer rows and normalised over the trailing axes [axis, rank): y = (x - mean) /
+// sqrt(var + epsilon) * Scale + B, with Scale and B broadcast to X.shape[axis:]. Optional outputs
+// Mean and InvStdDev have shape X.shape[:axis] + 1s and the stash_type dtype. Statistics are
+// computed in double (at least stash_type's precision). Cost per element: mean 1, variance 3
+// (subtract, square, add), normalise 2 (subtract, multiply), scale 1, shift 1 when B is present;
+// param_bytes = bytes of the constant Scale and B. RMSNormalization: y = x / sqrt(mean(x^2 over
+// [axis, rank)) + epsilon) * scale, no centring, no bias, no statistics outputs. Cost per element:
+// 4 (square, add, normalise, scale).
 #include "ops/layer_norm.h"
+
+#include <cmath>
 
 #include "ops/broadcast.h"
 #include "ops/conv_geometry.h"
@@ -125,6 +130,62 @@ class LayerNormOp final : public Op {
   bool want_inv_std_dev_;
 };
 
+class RmsNormOp final : public Op {
+ public:
+  explicit RmsNormOp(const NodeInfo& node)
+      : axis_(node.attr_int("axis", -1)), epsilon_(node.attr_float("epsilon", 1e-5f)) {
+    DType stash = DType::kUndefined;
+    const int64_t stash_type = node.attr_int("stash_type", 1);
+    if (!dtype_from_onnx(int(stash_type), &stash) || !is_float(stash))
+      fail("attribute 'stash_type' must be a float type, got {}", stash_type);
+  }
+
+  void infer(InferContext& ctx) const override {
+    const Meta& x = ctx.input(0);
+    if (!is_float(x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
+    const int64_t axis = normalize_axis(axis_, x.shape.rank());
+    const Shape normalized(x.shape.dims().subspan(size_t(axis)));
+    const Meta& scale = ctx.input(1);
+    if (scale.dtype != x.dtype)
+      fail("input 'scale' has dtype {} but X has {}", dtype_name(scale.dtype), dtype_name(x.dtype));
+    if (!broadcasts_to(scale.shape, normalized))
+      fail("input 'scale' of shape {} does not broadcast to the normalised shape {}",
+           scale.shape.str(), normalized.str());
+    ctx.set_output(0, x.dtype, x.shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    Cost c = elementwise_cost(ctx, 4);
+    if (ctx.is_constant_input(1)) c.param_bytes += ctx.bytes_in(1);
+    return c;
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const int64_t axis = normalize_axis(axis_, x.rank());
+    const std::vector<int64_t> normalized(x.shape().begin() + axis, x.shape().end());
+    if (!broadcasts_to(Shape::of(ctx.input(1).shape()), Shape::of(normalized)))
+      fail("input 'scale' of shape {} does not broadcast to {}", ctx.input(1).shape_str(),
+           Shape::of(normalized).str());
+    const int64_t inner = product(normalized), rows = inner > 0 ? x.numel() / inner : 0;
+    const std::vector<double> scale = expand_to(ctx.input(1), normalized);
+    visit_float(x.dtype(), [&]<class T>(Type<T>) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* in = x.data<T>() + r * inner;
+        T* out = ctx.output(0).data<T>() + r * inner;
+        double squares = 0;
+        for (int64_t i = 0; i < inner; ++i) squares += double(in[i]) * double(in[i]);
+        const double inv_rms = 1 / std::sqrt(squares / double(inner) + double(epsilon_));
+        for (int64_t i = 0; i < inner; ++i) out[i] = T(double(in[i]) * inv_rms * scale[size_t(i)]);
+      }
+    });
+  }
+
+ private:
+  int64_t axis_;
+  float epsilon_;
+};
+
 }  // namespace
 
 std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op) {
@@ -134,6 +195,7 @@ std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op) {
 }
 
 std::unique_ptr<Op> make_layer_norm(const NodeInfo& node) {
+  if (node.op_type() == "RMSNormalization") return std::make_unique<RmsNormOp>(node);
   return std::make_unique<LayerNormOp>(node);
 }
 

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "ops/op_test_util.h"
 
 namespace strata::test {
@@ -58,6 +60,23 @@ TEST(LayerNormalization, Errors) {
   call = layer_norm();
   call.inputs[0] = Tensor::zeros(DType::kI32, {2, 2, 2});
   EXPECT_THROW(run_op(call), Error);
+}
+
+// RMSNormalization: x / sqrt(mean(x^2) + eps) * scale over the trailing axes; no centring.
+TEST(RMSNormalization, NormalisesByTheRootMeanSquare) {
+  OpCall call = op_call("RMSNormalization", 23, {{"epsilon", attr_float(0.0f)}});
+  call.inputs = {Tensor::from<float>({2, 2}, {3, 4, -1, 1}), Tensor::from<float>({2}, {1, 2})};
+  // rows: rms(3, 4) = sqrt(12.5), rms(-1, 1) = 1
+  const std::vector<double> y = run_op(call)[0].to_double();
+  const double r = std::sqrt(12.5);
+  const std::vector<double> expected = {3 / r, 8 / r, -1, 2};
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(y[i], expected[i], 1e-6) << i;
+  OpCall axis0 = op_call("RMSNormalization", 23, {{"axis", attr_int(0)}});
+  axis0.inputs = {Tensor::from<float>({2, 2}, {1, 1, 1, 1}), Tensor::from<float>({}, {3})};
+  for (double v : run_op(axis0)[0].to_double()) EXPECT_NEAR(v, 3 / std::sqrt(1 + 1e-5), 1e-6);
+  OpCall bad = op_call("RMSNormalization", 23);
+  bad.inputs = {Tensor::from<float>({2, 2}, {1, 1, 1, 1}), Tensor::from<float>({3}, {1, 1, 1})};
+  EXPECT_THROW(run_op(bad), Error);
 }
 
 }  // namespace
