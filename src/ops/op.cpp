@@ -75,6 +75,18 @@ const Tensor* NodeInfo::attr_tensor(const char* name) const {
   return a ? &a->t : nullptr;
 }
 
+const ir::Graph& NodeInfo::required_graph(const char* name) const {
+  const ir::Attribute* a = find(name, ir::Attribute::Kind::kGraph);
+  if (!a) fail("required attribute '{}' is missing", name);
+  if (!a->graph) fail("attribute '{}' must be one graph", name);
+  return *a->graph;
+}
+
+const std::string& NodeInfo::input_name(size_t i) const {
+  static const std::string kNone;
+  return has_input(i) ? graph_.values[size_t(node_.inputs[i])].name : kNone;
+}
+
 int64_t NodeInfo::required_int(const char* name) const {
   if (!has_attr(name)) fail("required attribute '{}' is missing", name);
   return attr_int(name, 0);

@@ -68,6 +68,12 @@ class NodeInfo {
   std::vector<float> attr_floats(const char* name, std::vector<float> fallback = {}) const;
   std::vector<std::string> attr_strings(const char* name) const;
   const Tensor* attr_tensor(const char* name) const;  // nullptr when absent
+  // A GRAPH attribute's subgraph (If branches, Loop and Scan bodies); fails when absent.
+  const ir::Graph& required_graph(const char* name) const;
+  // Inputs the node's subgraphs read by name (ir::Node::implicit_inputs): the last ones.
+  size_t num_implicit_inputs() const { return node_.implicit_inputs; }
+  // The name of input i's value ("" when omitted).
+  const std::string& input_name(size_t i) const;
   // Fails (exit 2) naming the attribute when it is absent.
   int64_t required_int(const char* name) const;
   std::vector<int64_t> required_ints(const char* name) const;
@@ -169,6 +175,9 @@ class Op {
   virtual void run(KernelContext& ctx) const = 0;
   // True for ops whose output differs between runs (random ops): never folded.
   virtual bool is_deterministic() const { return true; }
+  // True for control-flow ops (If, Loop, Scan): the session runs their subgraphs itself and their
+  // `run` is never called; they are never folded.
+  virtual bool runs_subgraphs() const { return false; }
 };
 
 using OpFactory = std::unique_ptr<Op> (*)(const NodeInfo& node);

@@ -52,7 +52,7 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
   bool outputs_known = true;
   for (const ops::Meta& m : out) outputs_known &= m.value != nullptr;
   if (outputs_known) return true;
-  if (!op.is_deterministic()) return false;
+  if (!op.is_deterministic() || op.runs_subgraphs()) return false;
   for (const ops::Meta& m : out)
     if (!m.shape.is_static()) return false;
   // Pointers on the stack for the usual few inputs and outputs: the analyzer folds thousands of
@@ -134,6 +134,40 @@ InferStats infer_shapes(ir::Graph& graph) {
     }
   }
   return stats;
+}
+
+std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound) {
+  std::vector<ops::Meta> metas(graph.values.size());
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const ir::Value& v = graph.values[id];
+    if (v.constant || v.is_initializer)
+      metas[id] = {v.dtype, v.shape, v.constant, v.is_initializer};
+  }
+  size_t b = 0;
+  for (const std::vector<ir::ValueId>* list : {&graph.inputs, &graph.captures})
+    for (ir::ValueId id : *list) {
+      const ir::Value& v = graph.values[size_t(id)];
+      if (b < bound.size() && bound[b].present())
+        metas[size_t(id)] = bound[b];
+      else if (v.shape_known)
+        metas[size_t(id)] = {v.dtype, v.shape, nullptr};
+      ++b;
+    }
+  for (const ir::Node& node : graph.nodes) {
+    const std::unique_ptr<ops::Op> op = make_op(graph, node);
+    std::optional<std::vector<ops::Meta>> out = infer_node(graph, node, *op, metas);
+    if (out && !op->runs_subgraphs()) fold_node(graph, node, *op, metas, *out, kMaxShapeFoldBytes);
+    for (size_t j = 0; j < node.outputs.size(); ++j) {
+      const ir::Value& v = graph.values[size_t(node.outputs[j])];
+      if (out)
+        metas[size_t(node.outputs[j])] = (*out)[j];
+      else if (v.shape_known)
+        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr};
+    }
+  }
+  std::vector<ops::Meta> outputs;
+  for (ir::ValueId id : graph.outputs) outputs.push_back(metas[size_t(id)]);
+  return outputs;
 }
 
 }  // namespace strata::passes

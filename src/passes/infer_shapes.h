@@ -44,4 +44,10 @@ inline constexpr int64_t kMaxShapeFoldBytes = 64 * 1024;
 // the model declares in value_info or its outputs is kept.
 InferStats infer_shapes(ir::Graph& graph);
 
+// Shape inference of a subgraph (a control-flow body) called with `bound`: metas for its inputs,
+// then for its captures (Graph::inputs then Graph::captures order). Returns its outputs' metas;
+// an output known only at run time has its declared type when the file gives one, else is absent.
+// Values are folded as in infer_shapes (up to kMaxShapeFoldBytes).
+std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound);
+
 }  // namespace strata::passes
