@@ -9,6 +9,7 @@
 #include "passes/infer_shapes.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
+#include "testutil/cli_util.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
@@ -179,6 +180,19 @@ TEST(ControlFlow, LoopPastTheTimeoutStopsNamingTheNode) {
       {"Loop node 'repeat'", "--timeout of 0.05 s"});
 }
 
+TEST(ControlFlow, CliTimeoutStopsALongLoopWithExitCode2) {
+  ModelBuilder m = loop_model();
+  // M as a huge constant, so that only x is bound (randomly) by the CLI.
+  m.graph().mutable_input()->DeleteSubrange(0, 1);
+  m.add_initializer("M", Tensor::from<int64_t>({}, {int64_t(1) << 60}));
+  TempDir dir;
+  const std::string path = m.save(dir.path("loop.onnx"));
+  for (const char* command : {"run", "profile"})
+    expect_bad_input(run_strata(dir, {command, path, "--timeout", "0.2"}),
+                     {"Loop node 'repeat'", "--timeout of 0.2 s"});
+  expect_bad_input(run_strata(dir, {"run", path, "--timeout", "-1"}), {"--timeout"});
+}
+
 // Scan: running sum of the rows of x along `axis`, in reverse when asked; state s, scan output
 // the running sum per step.
 ModelBuilder scan_model(int64_t axis, int64_t reverse, int64_t output_axis = 0) {
@@ -261,10 +275,11 @@ TEST(ControlFlowErrors, IfBranchWithTheWrongNumberOfOutputs) {
 TEST(ControlFlowErrors, LoopBodyWithTheWrongNumberOfInputs) {
   ModelBuilder m = loop_model();
   auto* body_g = m.graph().mutable_node(0)->mutable_attribute(0)->mutable_g();
-  body_g->mutable_input()->RemoveLast();
+  *body_g->add_input() = body_g->input(2);
+  body_g->mutable_input(3)->set_name("extra");
   TempDir dir;
   expect_error([&] { runtime::load_model(m.save(dir.path("m.onnx"))); },
-               {"Loop node 'repeat'", "body takes 2 inputs but should take 3"});
+               {"Loop node 'repeat'", "body takes 4 inputs but should take 3"});
 }
 
 TEST(ControlFlowErrors, ScanAxisOutOfRange) {
