@@ -43,6 +43,15 @@ Meta merge(const Meta& a, const Meta& b) {
   return {a.dtype, Shape(dims), nullptr, false};
 }
 
+// `cost` of one iteration run `n` times (weights are read from the same place: counted once).
+Cost repeated(Cost cost, double n) {
+  cost.macs *= n;
+  cost.flops *= n;
+  cost.bytes_read *= n;
+  cost.bytes_written *= n;
+  return cost;
+}
+
 class SubgraphOp : public Op {
  public:
   explicit SubgraphOp(const NodeInfo& node)
@@ -55,6 +64,10 @@ class SubgraphOp : public Op {
  protected:
   // Body `b`'s bound metas: `inputs` for its inputs, then its captures from the node's inputs.
   std::vector<Meta> bound(const InferContext& ctx, size_t b, std::vector<Meta> inputs) const {
+    for (size_t i : captures_[b]) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
+    return inputs;
+  }
+  std::vector<Meta> bound(const CostContext& ctx, size_t b, std::vector<Meta> inputs) const {
     for (size_t i : captures_[b]) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
     return inputs;
   }
@@ -104,6 +117,22 @@ class IfOp final : public SubgraphOp {
       ctx.set_output(j, m.dtype, m.shape);
     }
   }
+
+  // The branch taken when the condition is known, else the larger of the two (by FLOPs, then
+  // bytes): an upper bound.
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    const Meta& cond = ctx.input(0);
+    if (cond.value && cond.value->numel() == 1)
+      return passes::subgraph_cost(*bodies_[cond.value->to_int64()[0] != 0 ? 0 : 1],
+                                   bound(ctx, cond.value->to_int64()[0] != 0 ? 0 : 1, {}));
+    const std::optional<Cost> a = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, {}));
+    const std::optional<Cost> b = passes::subgraph_cost(*bodies_[1], bound(ctx, 1, {}));
+    if (!a || !b) return std::nullopt;
+    auto size = [](const Cost& c) {
+      return std::make_pair(c.flops, c.bytes_read + c.bytes_written);
+    };
+    return size(*a) >= size(*b) ? a : b;
+  }
 };
 
 class LoopOp final : public SubgraphOp {
@@ -149,6 +178,17 @@ class LoopOp final : public SubgraphOp {
       dims.insert(dims.end(), slice.shape.begin(), slice.shape.end());
       ctx.set_output(k, slice.dtype, Shape(dims));
     }
+  }
+
+  // M × one iteration when the trip count M is a constant (an upper bound: the body's condition
+  // may end the loop earlier); unknown otherwise.
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    if (!ctx.has_input(0) || !ctx.input(0).value) return std::nullopt;
+    std::vector<Meta> inputs = {{DType::kI64, Shape(), nullptr}, {DType::kBool, Shape(), nullptr}};
+    for (size_t v = 0; v < carried_; ++v) inputs.push_back(without_value(ctx.input(2 + v)));
+    const std::optional<Cost> once = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, inputs));
+    if (!once) return std::nullopt;
+    return repeated(*once, double(std::max<int64_t>(ctx.input(0).value->to_int64().at(0), 0)));
   }
 
  private:
@@ -235,6 +275,25 @@ class ScanOp final : public SubgraphOp {
       dims.insert(dims.begin() + axis, length);
       ctx.set_output(states_ + k, slice.dtype, Shape(dims));
     }
+  }
+
+  // The scan length × one iteration.
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    std::vector<int64_t> ranks;
+    for (size_t k = 0; k < scan_inputs_; ++k) ranks.push_back(ctx.input(states_ + k).shape.rank());
+    const ScanLayout l = layout(ranks);
+    std::vector<Meta> inputs;
+    for (size_t v = 0; v < states_; ++v) inputs.push_back(without_value(ctx.input(v)));
+    for (size_t k = 0; k < scan_inputs_; ++k) {
+      const Shape& s = ctx.input(states_ + k).shape;
+      std::vector<Dim> dims(s.begin(), s.end());
+      dims.erase(dims.begin() + l.input_axes[k]);
+      inputs.push_back({ctx.input(states_ + k).dtype, Shape(dims), nullptr});
+    }
+    const Dim length = ctx.input(states_).shape[l.input_axes[0]];
+    const std::optional<Cost> once = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, inputs));
+    if (!once || !length.is_static()) return std::nullopt;
+    return repeated(*once, double(length.value()));
   }
 
   int64_t scan_output_axis(size_t k, int64_t rank) const {

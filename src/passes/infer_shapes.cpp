@@ -1,5 +1,6 @@
 #include "passes/infer_shapes.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "core/checked.h"
@@ -136,7 +137,12 @@ InferStats infer_shapes(ir::Graph& graph) {
   return stats;
 }
 
-std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound) {
+namespace {
+
+// Shape inference through a subgraph; with `cost`, also sums its nodes' costs, resetting it to
+// nullopt when a node has no cost rule or a shape that is not static.
+std::vector<ops::Meta> walk_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound,
+                                     std::optional<ops::Cost>* cost) {
   std::vector<ops::Meta> metas(graph.values.size());
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const ir::Value& v = graph.values[id];
@@ -157,6 +163,34 @@ std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<
     const std::unique_ptr<ops::Op> op = make_op(graph, node);
     std::optional<std::vector<ops::Meta>> out = infer_node(graph, node, *op, metas);
     if (out && !op->runs_subgraphs()) fold_node(graph, node, *op, metas, *out, kMaxShapeFoldBytes);
+    if (cost && *cost) {
+      bool folded = out.has_value();
+      if (out)
+        for (const ops::Meta& m : *out) folded &= m.value != nullptr;
+      std::optional<ops::Cost> c;
+      if (out && !folded) {
+        bool is_static = true;
+        for (const ops::Meta& m : *out) is_static &= m.shape.is_static();
+        std::vector<const ops::Meta*> in;
+        for (ir::ValueId id : node.inputs) {
+          in.push_back(id == ir::kNoValue ? nullptr : &metas[size_t(id)]);
+          is_static &= id == ir::kNoValue || metas[size_t(id)].shape.is_static();
+        }
+        if (is_static)
+          c = with_node_context(graph, node, [&] { return op->cost(ops::CostContext(in, *out)); });
+      }
+      if (folded) c = ops::Cost{};  // computed once ahead of time
+      if (!c) {
+        cost->reset();
+      } else {
+        (*cost)->macs += c->macs;
+        (*cost)->flops += c->flops;
+        (*cost)->bytes_read += c->bytes_read;
+        (*cost)->bytes_written += c->bytes_written;
+        (*cost)->param_bytes += c->param_bytes;
+        (*cost)->workspace_bytes = std::max((*cost)->workspace_bytes, c->workspace_bytes);
+      }
+    }
     for (size_t j = 0; j < node.outputs.size(); ++j) {
       const ir::Value& v = graph.values[size_t(node.outputs[j])];
       if (out)
@@ -168,6 +202,19 @@ std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<
   std::vector<ops::Meta> outputs;
   for (ir::ValueId id : graph.outputs) outputs.push_back(metas[size_t(id)]);
   return outputs;
+}
+
+}  // namespace
+
+std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound) {
+  return walk_subgraph(graph, bound, nullptr);
+}
+
+std::optional<ops::Cost> subgraph_cost(const ir::Graph& graph,
+                                       const std::vector<ops::Meta>& bound) {
+  std::optional<ops::Cost> cost = ops::Cost{};
+  walk_subgraph(graph, bound, &cost);
+  return cost;
 }
 
 }  // namespace strata::passes

@@ -49,5 +49,9 @@ InferStats infer_shapes(ir::Graph& graph);
 // an output known only at run time has its declared type when the file gives one, else is absent.
 // Values are folded as in infer_shapes (up to kMaxShapeFoldBytes).
 std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound);
+// The summed cost of one run of a subgraph called with `bound` (nodes folded ahead of time cost
+// nothing; param_bytes add up, workspace is the largest); nullopt when a node has no cost rule or
+// a shape that is not static.
+std::optional<ops::Cost> subgraph_cost(const ir::Graph& graph, const std::vector<ops::Meta>& bound);
 
 }  // namespace strata::passes

@@ -234,6 +234,34 @@ TEST(ControlFlow, ScanSlicesAlongItsAxesAndDirections) {
   EXPECT_EQ(g.values[size_t(g.find_value("ys"))].shape, Shape::of({3, 2}));
 }
 
+// The cost rules: the scan length (or a constant trip count) times one iteration of the body.
+std::optional<ops::Cost> node_cost(const ir::Graph& g, size_t n) {
+  const ir::Node& node = g.nodes[n];
+  std::vector<ops::Meta> in_metas, out_metas;
+  for (ir::ValueId id : node.inputs) {
+    const ir::Value& v = g.values[size_t(id)];
+    in_metas.push_back({v.dtype, v.shape, v.constant, v.is_initializer});
+  }
+  for (ir::ValueId id : node.outputs)
+    out_metas.push_back({g.values[size_t(id)].dtype, g.values[size_t(id)].shape, nullptr});
+  std::vector<const ops::Meta*> in;
+  for (const ops::Meta& m : in_metas) in.push_back(&m);
+  return passes::make_op(g, node)->cost(ops::CostContext(in, out_metas));
+}
+
+TEST(ControlFlow, CostIsOneIterationTimesTheTripCount) {
+  const std::optional<ops::Cost> scan = node_cost(load_graph(scan_model(0, 0)), 0);
+  ASSERT_TRUE(scan);
+  EXPECT_EQ(scan->flops, 3 * 2);  // 3 rows, one Add of 2 elements each
+  ModelBuilder m = loop_model();
+  m.graph().mutable_input()->DeleteSubrange(0, 1);
+  m.add_initializer("M", Tensor::from<int64_t>({}, {5}));
+  const std::optional<ops::Cost> loop = node_cost(load_graph(m), 0);
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(loop->flops, 5 * 2);
+  EXPECT_FALSE(node_cost(load_graph(loop_model()), 0));  // M only known while running
+}
+
 // A Loop whose body holds an If whose branch reads the main graph's x: captures pass through
 // two levels.
 TEST(ControlFlow, NestedBodiesReadValuesTwoLevelsUp) {
