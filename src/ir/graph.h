@@ -20,7 +20,18 @@ struct Graph;
 inline constexpr int kMaxSubgraphDepth = 64;
 
 struct Attribute {
-  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
+  enum class Kind {
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kFloats,
+    kInts,
+    kStrings,
+    kGraph,
+    kType,  // a TypeProto (Optional's 'type'): value_kind and dtype (its element type)
+    kOther
+  };
   Kind kind = Kind::kOther;
   float f = 0;
   int64_t i = 0;
@@ -32,6 +43,9 @@ struct Attribute {
   // A GRAPH attribute's subgraph (a control-flow body), read-only once loaded. GRAPHS attributes
   // are kept as kGraph with a null graph (no op strata implements takes one).
   std::shared_ptr<const Graph> graph;
+  // kType: the kind of value the type names and its (innermost) element type.
+  ValueKind value_kind = ValueKind::kTensor;
+  DType dtype = DType::kUndefined;
 };
 
 // Index of a value in Graph::values; kNoValue marks an omitted optional input or output.
@@ -52,6 +66,8 @@ struct Value {
   bool is_graph_output = false;
   // In a subgraph: a value of an enclosing graph read by name (listed in Graph::captures).
   bool is_captured = false;
+  // A sequence or optional (its dtype is then the element type, its shape unknown).
+  ValueKind kind = ValueKind::kTensor;
 };
 
 struct Node {

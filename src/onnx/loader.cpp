@@ -38,9 +38,29 @@ class GraphBuilder {
   void read_type(const onnx::TypeProto& type, ir::Value& value, const char* role) {
     // A subgraph's inputs may leave their type out (Loop bodies): the node's inputs give it.
     if (depth_ > 0 && type.value_case() == onnx::TypeProto::VALUE_NOT_SET) return;
+    if (type.has_sequence_type() || type.has_optional_type()) {
+      // A list value: its kind and innermost element type (an optional may hold a sequence).
+      value.kind = type.has_sequence_type() ? ValueKind::kSequence : ValueKind::kOptional;
+      const onnx::TypeProto* elem = &type;
+      for (int level = 0; level < 8 && !elem->has_tensor_type(); ++level) {
+        if (elem->has_sequence_type())
+          elem = &elem->sequence_type().elem_type();
+        else if (elem->has_optional_type())
+          elem = &elem->optional_type().elem_type();
+        else
+          break;
+      }
+      if (!elem->has_tensor_type())
+        fail("{}: {} '{}' is a {} of maps or of nested lists, which strata does not support", path_,
+             role, value.name, value_kind_name(value.kind));
+      if (!dtype_from_onnx(elem->tensor_type().elem_type(), &value.dtype))
+        fail("{}: {} '{}' has unsupported element type {}", path_, role, value.name,
+             elem->tensor_type().elem_type());
+      return;
+    }
     if (!type.has_tensor_type())
-      fail("{}: {} '{}' is not a tensor (sequence, map and optional types are not supported)",
-           path_, role, value.name);
+      fail("{}: {} '{}' is not a tensor, sequence or optional (maps are not supported)", path_,
+           role, value.name);
     const auto& tt = type.tensor_type();
     if (tt.elem_type() == onnx::TensorProto::STRING)
       fail("{}: {} '{}' is a string tensor, which strata does not support", path_, role,
@@ -103,6 +123,15 @@ class GraphBuilder {
         out.graph = read_subgraph(a.g(), a.name(), node_label);
         break;
       case onnx::AttributeProto::GRAPHS: out.kind = K::kGraph; break;
+      case onnx::AttributeProto::TYPE_PROTO: {
+        out.kind = K::kType;
+        ir::Value typed;  // read_type's checks, on a scratch value named after the attribute
+        typed.name = a.name();
+        read_type(a.tp(), typed, "type attribute");
+        out.value_kind = typed.kind;
+        out.dtype = typed.dtype;
+        break;
+      }
       default: out.kind = K::kOther; break;
     }
     return out;
@@ -222,8 +251,9 @@ void GraphBuilder::build(const onnx::GraphProto& gp) {
     const ir::ValueId id = add_value(info.name());
     ir::Value& v = g.values[size_t(id)];
     if (v.is_initializer || v.is_graph_input || !produced.count(info.name())) continue;
-    if (info.has_type() && info.type().has_tensor_type() &&
-        info.type().tensor_type().elem_type() != 0)
+    if (info.has_type() &&
+        ((info.type().has_tensor_type() && info.type().tensor_type().elem_type() != 0) ||
+         info.type().has_sequence_type() || info.type().has_optional_type()))
       read_type(info.type(), v, "value_info");
   }
   for (const auto& out : gp.output()) {
@@ -233,8 +263,9 @@ void GraphBuilder::build(const onnx::GraphProto& gp) {
       if (depth_ == 0) fail("{}: graph output '{}' is not produced by any node", path, out.name());
       check_defined(out.name(), produced, "");
     }
-    if (!v.shape_known && out.has_type() && out.type().has_tensor_type() &&
-        out.type().tensor_type().elem_type() != 0)
+    if (!v.shape_known && out.has_type() &&
+        ((out.type().has_tensor_type() && out.type().tensor_type().elem_type() != 0) ||
+         out.type().has_sequence_type() || out.type().has_optional_type()))
       read_type(out.type(), v, "output");
     v.is_graph_output = true;
     g.outputs.push_back(id);

@@ -29,14 +29,22 @@ std::vector<size_t> capture_inputs(const NodeInfo& node, const ir::Graph& body) 
 }
 
 Meta without_value(const Meta& m) {
-  return {m.dtype, m.shape, nullptr, false};
+  return {m.dtype, m.shape, nullptr, false, m.kind};
+}
+
+// Sets output j from a meta that may be a sequence or optional.
+void set_meta(InferContext& ctx, size_t j, const Meta& m) {
+  if (m.kind != ValueKind::kTensor) return ctx.set_list_output(j, m.kind, m.dtype);
+  ctx.set_output(j, m.dtype, m.shape);
 }
 
 // The meta of a value two sources may give (If's branches, a Loop's initial and carried values):
 // dims that differ become symbolic; absent when the dtypes or ranks differ.
 Meta merge(const Meta& a, const Meta& b) {
-  if (!a.present() || !b.present() || a.dtype != b.dtype || a.shape.rank() != b.shape.rank())
+  if (!a.present() || !b.present() || a.dtype != b.dtype || a.kind != b.kind ||
+      a.shape.rank() != b.shape.rank())
     return {};
+  if (a.kind != ValueKind::kTensor) return {a.dtype, Shape(), nullptr, false, a.kind};
   std::vector<Dim> dims;
   for (int64_t d = 0; d < a.shape.rank(); ++d)
     dims.push_back(a.shape[d] == b.shape[d] ? a.shape[d] : Dim::unknown());
@@ -57,6 +65,7 @@ class SubgraphOp : public Op {
   explicit SubgraphOp(const NodeInfo& node)
       : formal_inputs_(node.num_inputs() - node.num_implicit_inputs()) {}
   bool runs_subgraphs() const override { return true; }
+  bool takes_lists() const override { return true; }
   void run(KernelContext&) const override {
     fail_internal("a node with subgraphs is run by the session, not by its op");
   }
@@ -114,7 +123,7 @@ class IfOp final : public SubgraphOp {
         m = merge(m, other);
       }
       if (!m.present()) throw NotStatic();  // known once a branch has run
-      ctx.set_output(j, m.dtype, m.shape);
+      set_meta(ctx, j, m);
     }
   }
 
@@ -169,11 +178,11 @@ class LoopOp final : public SubgraphOp {
     for (size_t v = 0; v < carried_; ++v) {
       const Meta m = merge(inputs[2 + v], out[1 + v]);
       if (!m.present()) throw NotStatic();
-      ctx.set_output(v, m.dtype, m.shape);
+      set_meta(ctx, v, m);
     }
     for (size_t k = carried_; k < ctx.num_outputs(); ++k) {
       const Meta& slice = out[1 + k];
-      if (!slice.present()) throw NotStatic();
+      if (!slice.present() || slice.kind != ValueKind::kTensor) throw NotStatic();
       std::vector<Dim> dims = {Dim::unknown()};  // the trip count is known once the loop ends
       dims.insert(dims.end(), slice.shape.begin(), slice.shape.end());
       ctx.set_output(k, slice.dtype, Shape(dims));
@@ -309,6 +318,41 @@ class ScanOp final : public SubgraphOp {
   std::vector<int64_t> input_axes_, input_reverse_, output_axes_, output_reverse_;
 };
 
+// SequenceMap: the body runs once per item of the first input (a sequence); further inputs are
+// sequences read item by item or tensors read whole; each body output is collected into a
+// sequence.
+class SequenceMapOp final : public SubgraphOp {
+ public:
+  explicit SequenceMapOp(const NodeInfo& node) : SubgraphOp(node) {
+    const ir::Graph& body = node.required_graph("body");
+    if (body.inputs.size() != formal_inputs_)
+      fail("its body takes {} inputs but the node has {}", body.inputs.size(), formal_inputs_);
+    if (body.outputs.size() != node.num_outputs())
+      fail("its body has {} outputs but the node has {}", body.outputs.size(), node.num_outputs());
+    bodies_.push_back(&body);
+    captures_.push_back(capture_inputs(node, body));
+  }
+
+  void infer(InferContext& ctx) const override {
+    if (ctx.input(0).kind != ValueKind::kSequence)
+      fail("input 0 must be a sequence, not a {}", value_kind_name(ctx.input(0).kind));
+    std::vector<Meta> inputs;  // items of unknown shape: the body's declared types apply
+    for (size_t i = 0; i < formal_inputs_; ++i)
+      inputs.push_back(ctx.input(i).kind == ValueKind::kTensor ? without_value(ctx.input(i))
+                                                               : Meta{});
+    const std::vector<Meta> out = passes::infer_subgraph(*bodies_[0], bound(ctx, 0, inputs));
+    for (size_t j = 0; j < ctx.num_outputs(); ++j) {
+      DType dtype = out[j].dtype;
+      if (dtype == DType::kUndefined) {  // the body's declared output type
+        const ir::Value& v = bodies_[0]->values[size_t(bodies_[0]->outputs[j])];
+        dtype = v.dtype;
+      }
+      if (dtype == DType::kUndefined) throw NotStatic();
+      ctx.set_list_output(j, ValueKind::kSequence, dtype);
+    }
+  }
+};
+
 }  // namespace
 
 ScanLayout scan_layout(const Op& op, const std::vector<int64_t>& input_ranks) {
@@ -320,6 +364,7 @@ ScanLayout scan_layout(const Op& op, const std::vector<int64_t>& input_ranks) {
 std::unique_ptr<Op> make_control_flow(const NodeInfo& node) {
   if (node.op_type() == "If") return std::make_unique<IfOp>(node);
   if (node.op_type() == "Loop") return std::make_unique<LoopOp>(node);
+  if (node.op_type() == "SequenceMap") return std::make_unique<SequenceMapOp>(node);
   return std::make_unique<ScanOp>(node);
 }
 

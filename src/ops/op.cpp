@@ -15,6 +15,7 @@ const char* kind_name(ir::Attribute::Kind kind) {
     case ir::Attribute::Kind::kInts: return "a list of ints";
     case ir::Attribute::Kind::kStrings: return "a list of strings";
     case ir::Attribute::Kind::kGraph: return "a graph";
+    case ir::Attribute::Kind::kType: return "a type";
     default: return "an unknown kind";
   }
 }
@@ -82,6 +83,10 @@ const ir::Graph& NodeInfo::required_graph(const char* name) const {
   return *a->graph;
 }
 
+const ir::Attribute* NodeInfo::attr_type(const char* name) const {
+  return find(name, ir::Attribute::Kind::kType);
+}
+
 const std::string& NodeInfo::input_name(size_t i) const {
   static const std::string kNone;
   return has_input(i) ? graph_.values[size_t(node_.inputs[i])].name : kNone;
@@ -114,6 +119,20 @@ void InferContext::set_output(size_t i, DType dtype, Shape shape) {
   outputs_[i].shape = std::move(shape);
 }
 
+void InferContext::set_list_output(size_t i, ValueKind kind, DType elem) {
+  if (i >= outputs_.size()) return;
+  outputs_[i].dtype = elem;
+  outputs_[i].shape = Shape();
+  outputs_[i].kind = kind;
+}
+
+void check_tensor_inputs(const Op& op, const std::vector<const Meta*>& inputs) {
+  if (op.takes_lists()) return;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] && inputs[i]->kind != ValueKind::kTensor)
+      fail("input {} is a {}, but this op takes tensors", i, value_kind_name(inputs[i]->kind));
+}
+
 void InferContext::set_output_value(size_t i, Tensor value) {
   set_output_value(i, std::make_shared<const Tensor>(std::move(value)));
 }
@@ -122,6 +141,7 @@ void InferContext::set_output_value(size_t i, std::shared_ptr<const Tensor> valu
   if (i >= outputs_.size()) return;
   outputs_[i].dtype = value->dtype();
   outputs_[i].shape = Shape::of(value->shape());
+  outputs_[i].kind = value->kind();
   outputs_[i].value = std::move(value);
 }
 

@@ -38,7 +38,10 @@ std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const i
   std::vector<ops::Meta> out(node.outputs.size());
   try {
     ops::InferContext ctx(in, out);
-    with_node_context(graph, node, [&] { op.infer(ctx); });
+    with_node_context(graph, node, [&] {
+      ops::check_tensor_inputs(op, in);
+      op.infer(ctx);
+    });
   } catch (const NotStatic&) {
     return std::nullopt;
   }
@@ -54,6 +57,10 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
   for (const ops::Meta& m : out) outputs_known &= m.value != nullptr;
   if (outputs_known) return true;
   if (!op.is_deterministic() || op.runs_subgraphs()) return false;
+  for (const ops::Meta& m : out)  // sequences and optionals are made while running
+    if (m.kind != ValueKind::kTensor) return false;
+  for (ir::ValueId id : node.inputs)
+    if (id != ir::kNoValue && metas[size_t(id)].kind != ValueKind::kTensor) return false;
   for (const ops::Meta& m : out)
     if (!m.shape.is_static()) return false;
   // Pointers on the stack for the usual few inputs and outputs: the analyzer folds thousands of
@@ -112,6 +119,8 @@ InferStats infer_shapes(ir::Graph& graph) {
       metas[id] = {v.dtype, v.shape, v.constant, v.is_initializer};
     } else if (v.is_graph_input && v.shape_known) {
       metas[id] = {v.dtype, v.shape, nullptr};
+    } else if (v.is_graph_input && v.kind != ValueKind::kTensor) {
+      metas[id] = {v.dtype, Shape(), nullptr, false, v.kind};
     }
   }
   for (const ir::Node& node : graph.nodes) {
@@ -124,11 +133,13 @@ InferStats infer_shapes(ir::Graph& graph) {
         metas[size_t(node.outputs[j])] = (*out)[j];
         v.dtype = (*out)[j].dtype;
         v.shape = (*out)[j].shape;
-        v.shape_known = true;
+        v.kind = (*out)[j].kind;
+        v.shape_known = v.kind == ValueKind::kTensor;
         ++stats.inferred;
-      } else if (v.shape_known) {
-        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr};  // consumers go on from it
-        ++stats.declared;  // keep what the file declares
+      } else if (v.shape_known || (v.kind != ValueKind::kTensor && v.dtype != DType::kUndefined)) {
+        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr, false,
+                                          v.kind};  // consumers go on from it
+        ++stats.declared;                           // keep what the file declares
       } else {
         ++stats.unknown;
       }
@@ -157,6 +168,8 @@ std::vector<ops::Meta> walk_subgraph(const ir::Graph& graph, const std::vector<o
         metas[size_t(id)] = bound[b];
       else if (v.shape_known)
         metas[size_t(id)] = {v.dtype, v.shape, nullptr};
+      else if (v.kind != ValueKind::kTensor && v.dtype != DType::kUndefined)
+        metas[size_t(id)] = {v.dtype, Shape(), nullptr, false, v.kind};
       ++b;
     }
   for (const ir::Node& node : graph.nodes) {
@@ -195,8 +208,8 @@ std::vector<ops::Meta> walk_subgraph(const ir::Graph& graph, const std::vector<o
       const ir::Value& v = graph.values[size_t(node.outputs[j])];
       if (out)
         metas[size_t(node.outputs[j])] = (*out)[j];
-      else if (v.shape_known)
-        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr};
+      else if (v.shape_known || (v.kind != ValueKind::kTensor && v.dtype != DType::kUndefined))
+        metas[size_t(node.outputs[j])] = {v.dtype, v.shape, nullptr, false, v.kind};
     }
   }
   std::vector<ops::Meta> outputs;

@@ -132,6 +132,15 @@ std::vector<Tensor> SubgraphRunner::run_body(
     const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
   std::vector<const Tensor*> bound = args;
   std::vector<std::shared_ptr<const Tensor>> values(args.size());
+  // A value given to an optional-typed body input is that optional's element (ONNX allows it).
+  std::vector<Tensor> wrapped(args.size());
+  for (size_t i = 0; i < args.size() && i < body.graph->inputs.size(); ++i) {
+    const ir::Value& in = body.graph->values[size_t(body.graph->inputs[i])];
+    if (in.kind == ValueKind::kOptional && args[i]->kind() != ValueKind::kOptional) {
+      wrapped[i] = Tensor::optional(args[i]->dtype(), {*args[i]});
+      bound[i] = &wrapped[i];
+    }
+  }
   for (size_t i : body.capture_inputs) {
     if (!node_inputs[i]) fail_internal("a captured value is missing");
     bound.push_back(node_inputs[i]);
@@ -140,7 +149,7 @@ std::vector<Tensor> SubgraphRunner::run_body(
   // The session prepared for these dtypes and shapes (and these constants), or a new one.
   std::vector<int64_t> key;
   for (size_t i = 0; i < bound.size(); ++i) {
-    key.push_back(int64_t(bound[i]->dtype()));
+    key.push_back(int64_t(bound[i]->dtype()) * 4 + int64_t(bound[i]->kind()));
     key.push_back(bound[i]->rank());
     key.insert(key.end(), bound[i]->shape().begin(), bound[i]->shape().end());
     key.push_back(values[i] ? int64_t(reinterpret_cast<intptr_t>(values[i]->raw())) : 0);
@@ -154,7 +163,7 @@ std::vector<Tensor> SubgraphRunner::run_body(
     }
     std::vector<InputSpec> specs;
     for (size_t i = 0; i < bound.size(); ++i)
-      specs.push_back({bound[i]->dtype(), bound[i]->shape(), values[i]});
+      specs.push_back({bound[i]->dtype(), bound[i]->shape(), values[i], bound[i]->kind()});
     std::unique_ptr<Session> prepared;
     try {
       prepared = std::make_unique<Session>(*body.graph, specs, options_);
@@ -179,6 +188,7 @@ std::vector<Tensor> SubgraphRunner::run(const std::vector<const Tensor*>& inputs
                                         const Deadline& deadline) {
   if (node_.op_type == "If") return run_if(inputs, constants, deadline);
   if (node_.op_type == "Loop") return run_loop(inputs, constants, deadline);
+  if (node_.op_type == "SequenceMap") return run_sequence_map(inputs, constants, deadline);
   return run_scan(inputs, constants, deadline);
 }
 
@@ -228,6 +238,35 @@ std::vector<Tensor> SubgraphRunner::run_loop(
     }
     const Tensor& first = stacks[k].slices[0];
     result.push_back(stack_along(stacks[k].slices, 0, false, first.dtype(), first.shape()));
+  }
+  return result;
+}
+
+std::vector<Tensor> SubgraphRunner::run_sequence_map(
+    const std::vector<const Tensor*>& inputs,
+    const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
+  const size_t formal = node_.inputs.size() - node_.implicit_inputs;
+  const size_t length = inputs[0]->items().size();
+  for (size_t i = 1; i < formal; ++i)
+    if (inputs[i]->kind() == ValueKind::kSequence && inputs[i]->items().size() != length)
+      fail("input {} is a sequence of {} items but input 0 has {}", i, inputs[i]->items().size(),
+           length);
+  std::vector<std::vector<Tensor>> items(node_.outputs.size());
+  for (size_t t = 0; t < length; ++t) {
+    if (deadline.passed())
+      fail("stopped after {} items: the run passed its --timeout of {:g} s", t, deadline.seconds);
+    std::vector<const Tensor*> args;
+    for (size_t i = 0; i < formal; ++i)
+      args.push_back(inputs[i]->kind() == ValueKind::kSequence ? &inputs[i]->items()[t]
+                                                               : inputs[i]);
+    std::vector<Tensor> out = run_body(bodies_[0], args, inputs, constants, deadline);
+    for (size_t j = 0; j < out.size(); ++j) items[j].push_back(std::move(out[j]));
+  }
+  std::vector<Tensor> result;
+  for (size_t j = 0; j < items.size(); ++j) {
+    DType dtype = graph_.values[size_t(node_.outputs[j])].dtype;
+    if (!items[j].empty()) dtype = items[j][0].dtype();
+    result.push_back(Tensor::sequence(dtype, std::move(items[j])));
   }
   return result;
 }

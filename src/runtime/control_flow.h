@@ -49,6 +49,9 @@ class SubgraphRunner {
   std::vector<Tensor> run_loop(const std::vector<const Tensor*>& inputs,
                                const std::vector<std::shared_ptr<const Tensor>>& constants,
                                const Deadline& deadline);
+  std::vector<Tensor> run_sequence_map(const std::vector<const Tensor*>& inputs,
+                                       const std::vector<std::shared_ptr<const Tensor>>& constants,
+                                       const Deadline& deadline);
   std::vector<Tensor> run_scan(const std::vector<const Tensor*>& inputs,
                                const std::vector<std::shared_ptr<const Tensor>>& constants,
                                const Deadline& deadline);

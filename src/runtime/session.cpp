@@ -42,6 +42,7 @@ ops::Meta meta_of(const Tensor& t) {
   ops::Meta m;
   m.dtype = t.dtype();
   m.shape = Shape::of(t.shape());
+  m.kind = t.kind();
   m.value = std::shared_ptr<const Tensor>(std::shared_ptr<const Tensor>(), &t);
   return m;
 }
@@ -78,6 +79,13 @@ void Session::bind_inputs(const std::vector<InputSpec>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value& v = graph_.values[size_t(bound[i])];
     const InputSpec& spec = inputs[i];
+    if (spec.kind != v.kind && (v.kind != ValueKind::kTensor || v.shape_known))
+      fail("input '{}' is a {} but the model expects a {}", v.name, value_kind_name(spec.kind),
+           value_kind_name(v.kind));
+    if (spec.kind != ValueKind::kTensor) {  // a list: bound as a whole each run
+      metas_[size_t(bound[i])] = {spec.dtype, Shape(), spec.value, false, spec.kind};
+      continue;
+    }
     if (v.dtype != DType::kUndefined && spec.dtype != v.dtype)
       fail("input '{}' has dtype {} but the model expects {}", v.name, dtype_name(spec.dtype),
            dtype_name(v.dtype));
@@ -127,8 +135,11 @@ void Session::infer_and_fold() {
     ops_[n] = passes::make_op(graph_, node);
     std::optional<std::vector<ops::Meta>> out = passes::infer_node(graph_, node, *ops_[n], metas_);
     if (out) {
-      for (const ops::Meta& m : *out)
-        if (!m.shape.is_static()) out.reset();  // an unbound dim: resolve at run time
+      for (const ops::Meta& m : *out)  // an unbound dim, or a list: resolve at run time
+        if (!m.shape.is_static() || m.kind != ValueKind::kTensor) {
+          out.reset();
+          break;
+        }
     }
     if (!out) {
       stats_.dynamic_nodes++;
@@ -492,12 +503,17 @@ void Session::run_dynamic_step(size_t s) {
   }
   std::vector<ops::Meta> out(node.outputs.size());
   ops::InferContext ctx(in, out);
+  ops::check_tensor_inputs(*ops_[steps_[s].node_index], in);
   try {
     ops_[steps_[s].node_index]->infer(ctx);
   } catch (const NotStatic&) {
     fail_internal("{}: output shape unknown even with all inputs known", graph_.describe(node));
   }
   for (size_t j = 0; j < out.size(); ++j) {
+    if (out[j].kind != ValueKind::kTensor) {  // the kernel makes the list
+      *step_outputs_[s][j] = Tensor();
+      continue;
+    }
     const std::vector<int64_t> dims = out[j].shape.values();
     const int64_t bytes = checked_mul(checked_numel(dims), int64_t(dtype_size(out[j].dtype)));
     if (bytes > options_.max_memory_bytes)
@@ -515,7 +531,7 @@ void Session::run_subgraph_step(size_t s) {
   std::vector<Tensor> out = runners_[s]->run(step_inputs_[s], constants, deadline_);
   for (size_t j = 0; j < out.size(); ++j) {
     Tensor& slot = *step_outputs_[s][j];
-    if (steps_[s].dynamic) {
+    if (steps_[s].dynamic || !out[j].is_tensor()) {
       slot = std::move(out[j]);
       continue;
     }
@@ -545,7 +561,16 @@ void Session::run(const std::vector<const Tensor*>& inputs, const Deadline& dead
     fail("the model has {} inputs but {} were given", bound.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value& v = graph_.values[size_t(bound[i])];
-    if (inputs[i]->dtype() != input_specs_[i].dtype || inputs[i]->shape() != input_specs_[i].shape)
+    if (input_specs_[i].kind != ValueKind::kTensor) {
+      if (inputs[i]->kind() != input_specs_[i].kind || inputs[i]->dtype() != input_specs_[i].dtype)
+        fail("input '{}' is a {} of {} but the session was prepared for a {} of {}", v.name,
+             value_kind_name(inputs[i]->kind()), dtype_name(inputs[i]->dtype()),
+             value_kind_name(input_specs_[i].kind), dtype_name(input_specs_[i].dtype));
+      slots_[size_t(bound[i])] = *inputs[i];
+      continue;
+    }
+    if (!inputs[i]->is_tensor() || inputs[i]->dtype() != input_specs_[i].dtype ||
+        inputs[i]->shape() != input_specs_[i].shape)
       fail("input '{}' is {}{} but the session was prepared for {}{}", v.name,
            dtype_name(inputs[i]->dtype()), inputs[i]->shape_str(),
            dtype_name(input_specs_[i].dtype), shape_string(input_specs_[i].shape));

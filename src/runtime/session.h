@@ -54,6 +54,8 @@ struct InputSpec {
   // Set when the value is known ahead of time (a subgraph's capture of a constant): the session
   // treats it as a constant (folds through it), and each run must bind these very bytes.
   std::shared_ptr<const Tensor> value = nullptr;
+  // A sequence or optional (dtype: its element type; shape unused).
+  ValueKind kind = ValueKind::kTensor;
 };
 
 // Called around every node of every run (profilers plug in here).

@@ -128,7 +128,7 @@ std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const Mo
 
 std::vector<runtime::InputSpec> BoundModel::specs() const {
   std::vector<runtime::InputSpec> specs;
-  for (const Tensor& t : inputs) specs.push_back({t.dtype(), t.shape()});
+  for (const Tensor& t : inputs) specs.push_back({t.dtype(), t.shape(), nullptr, t.kind()});
   return specs;
 }
 
