@@ -126,7 +126,7 @@ std::vector<double> Tensor::to_double() const {
 }
 
 std::string Tensor::shape_str() const {
-  if (!is_tensor()) return fmt::format("{}({})", value_kind_name(kind_), items().size());
+  if (!is_tensor()) return fmt::format("[{} of {}]", value_kind_name(kind_), items().size());
   std::string s = "[";
   for (size_t i = 0; i < shape_.size(); ++i) {
     if (i) s += ",";
