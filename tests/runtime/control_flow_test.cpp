@@ -312,6 +312,8 @@ TEST(ControlFlowErrors, LoopBodyWithTheWrongNumberOfInputs) {
 
 TEST(ControlFlowErrors, ScanAxisOutOfRange) {
   TempDir dir;
+  expect_bad_input(run_strata(dir, {"run", scan_model(2, 0).save(dir.path("cli.onnx"))}),
+                   {"Scan node 'scan'", "scan_input_axes[0] is 2, out of range"});
   expect_error([&] { runtime::load_model(scan_model(2, 0).save(dir.path("m.onnx"))); },
                {"Scan node 'scan'", "scan_input_axes[0] is 2, out of range"});
   expect_error([&] { runtime::load_model(scan_model(0, 0, 3).save(dir.path("m2.onnx"))); },
