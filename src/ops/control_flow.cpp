@@ -204,29 +204,40 @@ class LoopOp final : public SubgraphOp {
   size_t carried_ = 0;
 };
 
+// Scan from opset 9; before that (opset 8) every input and output has a batch axis first, the
+// scan axis is the next one, 'directions' gives the scan inputs' directions and an optional
+// sequence_lens input comes first (only the full length is supported). The batched form runs the
+// opset-9 form once per batch item (src/runtime/control_flow.cpp).
 class ScanOp final : public SubgraphOp {
  public:
-  explicit ScanOp(const NodeInfo& node) : SubgraphOp(node) {
-    if (node.opset() < 9)
-      fail("Scan before opset 9 (with a batch axis and sequence_lens) is not supported");
+  explicit ScanOp(const NodeInfo& node) : SubgraphOp(node), batched_(node.opset() < 9) {
     const ir::Graph& body = node.required_graph("body");
+    const size_t first = batched_ ? 1 : 0;  // sequence_lens
     scan_inputs_ = size_t(node.required_int("num_scan_inputs"));
-    if (node.required_int("num_scan_inputs") < 1 || scan_inputs_ > formal_inputs_)
+    if (node.required_int("num_scan_inputs") < 1 || scan_inputs_ + first > formal_inputs_)
       fail("num_scan_inputs is {} but the node has {} inputs", node.required_int("num_scan_inputs"),
            formal_inputs_);
-    states_ = formal_inputs_ - scan_inputs_;
-    if (body.inputs.size() != formal_inputs_)
-      fail("its body takes {} inputs but the node has {}", body.inputs.size(), formal_inputs_);
+    states_ = formal_inputs_ - first - scan_inputs_;
+    if (body.inputs.size() != states_ + scan_inputs_)
+      fail("its body takes {} inputs but should take {} ({} states and {} scan inputs)",
+           body.inputs.size(), states_ + scan_inputs_, states_, scan_inputs_);
     if (body.outputs.size() != node.num_outputs())
       fail("its body has {} outputs but the node has {}", body.outputs.size(), node.num_outputs());
     if (node.num_outputs() < states_)
       fail("it has {} outputs, fewer than its {} state values", node.num_outputs(), states_);
     scan_outputs_ = node.num_outputs() - states_;
-    input_axes_ = node.attr_ints("scan_input_axes", std::vector<int64_t>(scan_inputs_, 0));
-    input_reverse_ = node.attr_ints("scan_input_directions", std::vector<int64_t>(scan_inputs_, 0));
-    output_axes_ = node.attr_ints("scan_output_axes", std::vector<int64_t>(scan_outputs_, 0));
-    output_reverse_ =
-        node.attr_ints("scan_output_directions", std::vector<int64_t>(scan_outputs_, 0));
+    const std::vector<int64_t> forward_in(scan_inputs_, 0), forward_out(scan_outputs_, 0);
+    if (batched_) {
+      input_axes_ = forward_in;  // of one batch item
+      input_reverse_ = node.attr_ints("directions", forward_in);
+      output_axes_ = forward_out;
+      output_reverse_ = forward_out;
+    } else {
+      input_axes_ = node.attr_ints("scan_input_axes", forward_in);
+      input_reverse_ = node.attr_ints("scan_input_directions", forward_in);
+      output_axes_ = node.attr_ints("scan_output_axes", forward_out);
+      output_reverse_ = node.attr_ints("scan_output_directions", forward_out);
+    }
     if (input_axes_.size() != scan_inputs_ || input_reverse_.size() != scan_inputs_)
       fail("scan_input_axes and scan_input_directions need {} entries, one per scan input",
            scan_inputs_);
@@ -254,55 +265,28 @@ class ScanOp final : public SubgraphOp {
   }
 
   void infer(InferContext& ctx) const override {
-    std::vector<int64_t> ranks;
-    for (size_t k = 0; k < scan_inputs_; ++k) ranks.push_back(ctx.shape(states_ + k).rank());
-    const ScanLayout l = layout(ranks);
-    std::vector<Meta> inputs;
-    for (size_t v = 0; v < states_; ++v) inputs.push_back(without_value(ctx.input(v)));
+    std::vector<Meta> in;
+    for (size_t i = batched_ ? 1 : 0; i < formal_inputs_; ++i) in.push_back(ctx.input(i));
+    std::vector<Meta> captured;
+    for (size_t i : captures_[0]) captured.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
     Dim length;
-    for (size_t k = 0; k < scan_inputs_; ++k) {
-      const Shape& s = ctx.shape(states_ + k);
-      if (k == 0) length = s[l.input_axes[k]];
-      if (s[l.input_axes[k]].is_static() && length.is_static() && s[l.input_axes[k]] != length)
-        fail("its scan inputs have different lengths ({} and {})", length.str(),
-             s[l.input_axes[k]].str());
-      std::vector<Dim> dims(s.begin(), s.end());
-      dims.erase(dims.begin() + l.input_axes[k]);
-      inputs.push_back({ctx.dtype(states_ + k), Shape(dims), nullptr});
-    }
-    const std::vector<Meta> out = passes::infer_subgraph(*bodies_[0], bound(ctx, 0, inputs));
-    for (size_t v = 0; v < states_; ++v) {
-      if (!out[v].present()) throw NotStatic();
-      ctx.set_output(v, out[v].dtype, out[v].shape);
-    }
-    for (size_t k = 0; k < scan_outputs_; ++k) {
-      const Meta& slice = out[states_ + k];
-      if (!slice.present()) throw NotStatic();
-      const int64_t rank = slice.shape.rank() + 1;
-      const int64_t axis = scan_output_axis(k, rank);
-      std::vector<Dim> dims(slice.shape.begin(), slice.shape.end());
-      dims.insert(dims.begin() + axis, length);
-      ctx.set_output(states_ + k, slice.dtype, Shape(dims));
-    }
+    const std::vector<Meta> out = outputs(in, captured, &length, nullptr);
+    for (size_t j = 0; j < out.size(); ++j) ctx.set_output(j, out[j].dtype, out[j].shape);
   }
 
-  // The scan length × one iteration.
+  // The scan length × one iteration (× the batch before opset 9).
   std::optional<Cost> cost(const CostContext& ctx) const override {
-    std::vector<int64_t> ranks;
-    for (size_t k = 0; k < scan_inputs_; ++k) ranks.push_back(ctx.input(states_ + k).shape.rank());
-    const ScanLayout l = layout(ranks);
-    std::vector<Meta> inputs;
-    for (size_t v = 0; v < states_; ++v) inputs.push_back(without_value(ctx.input(v)));
-    for (size_t k = 0; k < scan_inputs_; ++k) {
-      const Shape& s = ctx.input(states_ + k).shape;
-      std::vector<Dim> dims(s.begin(), s.end());
-      dims.erase(dims.begin() + l.input_axes[k]);
-      inputs.push_back({ctx.input(states_ + k).dtype, Shape(dims), nullptr});
-    }
-    const Dim length = ctx.input(states_).shape[l.input_axes[0]];
-    const std::optional<Cost> once = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, inputs));
+    std::vector<Meta> in;
+    for (size_t i = batched_ ? 1 : 0; i < formal_inputs_; ++i) in.push_back(ctx.input(i));
+    std::vector<Meta> captured;
+    for (size_t i : captures_[0]) captured.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
+    Dim length;
+    std::optional<Cost> once = Cost{};
+    double batch = 1;
+    if (batched_) batch = double(in[0].shape[0].value());
+    outputs(in, captured, &length, &once);
     if (!once || !length.is_static()) return std::nullopt;
-    return repeated(*once, double(length.value()));
+    return repeated(*once, double(length.value()) * batch);
   }
 
   int64_t scan_output_axis(size_t k, int64_t rank) const {
@@ -314,6 +298,56 @@ class ScanOp final : public SubgraphOp {
   }
 
  private:
+  // Output metas for state and scan input metas `in` (batched: with the batch axis first); the
+  // scan length in `length`; with `cost`, one iteration's cost.
+  std::vector<Meta> outputs(std::vector<Meta> in, const std::vector<Meta>& captured, Dim* length,
+                            std::optional<Cost>* cost) const {
+    Dim batch;
+    if (batched_) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        const int64_t min_rank = i < states_ ? 1 : 2;
+        if (in[i].shape.rank() < min_rank)
+          fail("input {} must have a batch axis{}", i + 1, i < states_ ? "" : " and a scan axis");
+        if (i == 0) batch = in[i].shape[0];
+        std::vector<Dim> dims(in[i].shape.begin() + 1, in[i].shape.end());
+        in[i].shape = Shape(dims);
+      }
+    }
+    std::vector<int64_t> ranks;
+    for (size_t k = 0; k < scan_inputs_; ++k) ranks.push_back(in[states_ + k].shape.rank());
+    const ScanLayout l = layout(ranks);
+    std::vector<Meta> bound;
+    for (size_t v = 0; v < states_; ++v) bound.push_back(without_value(in[v]));
+    for (size_t k = 0; k < scan_inputs_; ++k) {
+      const Shape& s = in[states_ + k].shape;
+      const Dim n = s[l.input_axes[k]];
+      if (k == 0) *length = n;
+      if (n.is_static() && length->is_static() && n != *length)
+        fail("its scan inputs have different lengths ({} and {})", length->str(), n.str());
+      std::vector<Dim> dims(s.begin(), s.end());
+      dims.erase(dims.begin() + l.input_axes[k]);
+      bound.push_back({in[states_ + k].dtype, Shape(dims), nullptr});
+    }
+    bound.insert(bound.end(), captured.begin(), captured.end());
+    if (cost) {
+      *cost = passes::subgraph_cost(*bodies_[0], bound);
+      return {};
+    }
+    const std::vector<Meta> out = passes::infer_subgraph(*bodies_[0], bound);
+    std::vector<Meta> result;
+    for (size_t j = 0; j < out.size(); ++j) {
+      const Meta& m = out[j];
+      if (!m.present() || m.kind != ValueKind::kTensor) throw NotStatic();
+      std::vector<Dim> dims(m.shape.begin(), m.shape.end());
+      if (j >= states_)
+        dims.insert(dims.begin() + scan_output_axis(j - states_, m.shape.rank() + 1), *length);
+      if (batched_) dims.insert(dims.begin(), batch);
+      result.push_back({m.dtype, Shape(dims), nullptr});
+    }
+    return result;
+  }
+
+  bool batched_;
   size_t scan_inputs_ = 0, states_ = 0, scan_outputs_ = 0;
   std::vector<int64_t> input_axes_, input_reverse_, output_axes_, output_reverse_;
 };

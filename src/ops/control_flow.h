@@ -17,7 +17,8 @@ struct ScanLayout {
   std::vector<bool> output_reverse;  // per scan output: stacked from the end
 };
 
-// The layout of a Scan op for scan inputs of these ranks; fails naming an input axis out of range.
+// The layout of a Scan op for scan inputs of these ranks (before opset 9: of one batch item, the
+// batch axis removed); fails naming an input axis out of range.
 ScanLayout scan_layout(const Op& op, const std::vector<int64_t>& input_ranks);
 
 }  // namespace strata::ops

@@ -275,20 +275,62 @@ std::vector<Tensor> SubgraphRunner::run_scan(
     const std::vector<const Tensor*>& inputs,
     const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
   const size_t formal = node_.inputs.size() - node_.implicit_inputs;
+  const bool batched = graph_.opset < 9;  // Scan-8's form, as the op reads it (ScanLayout)
+  const size_t first = batched ? 1 : 0;
+  std::vector<const Tensor*> values(inputs.begin() + int64_t(first),
+                                    inputs.begin() + int64_t(formal));
+  if (!batched) return scan_once(values, inputs, constants, deadline);
+  // Before opset 9: once per batch item, the results stacked along the batch axis.
+  const int64_t batch = values[0]->rank() > 0 ? values[0]->dim(0) : 0;
+  for (const Tensor* v : values)
+    if (v->rank() < 1 || v->dim(0) != batch)
+      fail("its inputs disagree on the batch size ({} and {})", batch, v->shape_str());
+  std::vector<std::vector<Tensor>> per_batch;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> items;
+    for (const Tensor* v : values) items.push_back(slice_along(*v, 0, b));
+    std::vector<const Tensor*> item_ptrs;
+    for (const Tensor& t : items) item_ptrs.push_back(&t);
+    if (inputs[0]) {  // sequence_lens: only the full length is supported
+      const std::vector<int64_t> lens = inputs[0]->to_int64();
+      const int64_t full = items[items.size() - 1].rank() > 0 ? items.back().dim(0) : 0;
+      if (size_t(b) < lens.size() && lens[size_t(b)] != full)
+        fail("sequence_lens[{}] is {}, shorter than the scan length {}: not supported", b,
+             lens[size_t(b)], full);
+    }
+    per_batch.push_back(scan_once(item_ptrs, inputs, constants, deadline));
+  }
+  std::vector<Tensor> result;
+  for (size_t j = 0; j < node_.outputs.size(); ++j) {
+    std::vector<Tensor> slices;
+    for (auto& r : per_batch) slices.push_back(std::move(r[j]));
+    if (!slices.empty() && slices[0].shape() != slices.back().shape())
+      fail("its output {} has different shapes across the batch", j);
+    const DType dtype =
+        slices.empty() ? graph_.values[size_t(node_.outputs[j])].dtype : slices[0].dtype();
+    result.push_back(stack_along(slices, 0, false, dtype,
+                                 slices.empty() ? std::vector<int64_t>{} : slices[0].shape()));
+  }
+  return result;
+}
+
+std::vector<Tensor> SubgraphRunner::scan_once(
+    const std::vector<const Tensor*>& values, const std::vector<const Tensor*>& node_inputs,
+    const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
   const size_t scan_inputs = size_t(node_.attributes.at("num_scan_inputs").i);
-  const size_t states = formal - scan_inputs;
+  const size_t states = values.size() - scan_inputs;
   const size_t scans = node_.outputs.size() - states;
   std::vector<int64_t> ranks;
-  for (size_t k = 0; k < scan_inputs; ++k) ranks.push_back(inputs[states + k]->rank());
+  for (size_t k = 0; k < scan_inputs; ++k) ranks.push_back(values[states + k]->rank());
   const ops::ScanLayout layout = ops::scan_layout(op_, ranks);
   int64_t length = 0;
   for (size_t k = 0; k < scan_inputs; ++k) {
-    const int64_t n = inputs[states + k]->dim(layout.input_axes[k]);
+    const int64_t n = values[states + k]->dim(layout.input_axes[k]);
     if (k > 0 && n != length) fail("its scan inputs have different lengths ({} and {})", length, n);
     length = n;
   }
   std::vector<Tensor> state;
-  for (size_t v = 0; v < states; ++v) state.push_back(inputs[v]->clone());
+  for (size_t v = 0; v < states; ++v) state.push_back(values[v]->clone());
   std::vector<Stack> stacks(scans);
   for (int64_t t = 0; t < length; ++t) {
     if (deadline.passed())
@@ -296,12 +338,12 @@ std::vector<Tensor> SubgraphRunner::run_scan(
            deadline.seconds);
     std::vector<Tensor> slices;
     for (size_t k = 0; k < scan_inputs; ++k)
-      slices.push_back(slice_along(*inputs[states + k], layout.input_axes[k],
+      slices.push_back(slice_along(*values[states + k], layout.input_axes[k],
                                    layout.input_reverse[k] ? length - 1 - t : t));
     std::vector<const Tensor*> args;
     for (const Tensor& s : state) args.push_back(&s);
     for (const Tensor& s : slices) args.push_back(&s);
-    std::vector<Tensor> out = run_body(bodies_[0], args, inputs, constants, deadline);
+    std::vector<Tensor> out = run_body(bodies_[0], args, node_inputs, constants, deadline);
     for (size_t v = 0; v < states; ++v) state[v] = std::move(out[v]);
     for (size_t k = 0; k < scans; ++k)
       stacks[k].add(std::move(out[states + k]), k, options_.max_memory_bytes);

@@ -56,6 +56,12 @@ class SubgraphRunner {
                                const std::vector<std::shared_ptr<const Tensor>>& constants,
                                const Deadline& deadline);
 
+  // One scan over `values` (states, then scan inputs; one batch item before opset 9).
+  std::vector<Tensor> scan_once(const std::vector<const Tensor*>& values,
+                                const std::vector<const Tensor*>& node_inputs,
+                                const std::vector<std::shared_ptr<const Tensor>>& constants,
+                                const Deadline& deadline);
+
   const ir::Graph& graph_;
   const ir::Node& node_;
   const ops::Op& op_;

@@ -234,6 +234,34 @@ TEST(ControlFlow, ScanSlicesAlongItsAxesAndDirections) {
   EXPECT_EQ(g.values[size_t(g.find_value("ys"))].shape, Shape::of({3, 2}));
 }
 
+// Scan before opset 9: a batch axis first, the scan axis next, sequence_lens omitted.
+TEST(ControlFlow, ScanOpset8RunsOncePerBatchItem) {
+  ModelBuilder b = body();
+  b.add_input("s_in", DType::kF32, {2});
+  b.add_input("row", DType::kF32, {2});
+  b.add_node("Add", {"s_in", "row"}, {"s_out"}, "body_add");
+  b.add_node("Identity", {"s_out"}, {"y"}, "body_id");
+  b.add_output("s_out", DType::kF32, {2});
+  b.add_output("y", DType::kF32, {2});
+  ModelBuilder m(8);
+  m.add_input("s0", DType::kF32, {2, 2});
+  m.add_input("x", DType::kF32, {2, 3, 2});
+  auto& node = m.add_node("Scan", {"", "s0", "x"}, {"s", "ys"}, "scan8");
+  set_attr(node, "body", b.graph());
+  set_attr(node, "num_scan_inputs", int64_t(1));
+  set_attr(node, "directions", std::vector<int64_t>{1});  // from the end
+  m.add_output("s", DType::kF32, {2, 2});
+  m.add_output("ys", DType::kF32, {2, 3, 2});
+  const ir::Graph g = load_graph(m);
+  EXPECT_EQ(g.values[size_t(g.find_value("ys"))].shape, Shape::of({2, 3, 2}));
+  const std::vector<Tensor> out =
+      run(g, {Tensor::from<float>({2, 2}, {0, 0, 100, 100}),
+              Tensor::from<float>({2, 3, 2}, {1, 2, 3, 4, 5, 6, 1, 1, 1, 1, 1, 1})});
+  EXPECT_EQ(floats_of(out[0]), (std::vector<float>{9, 12, 103, 103}));
+  EXPECT_EQ(floats_of(out[1]),
+            (std::vector<float>{5, 6, 8, 10, 9, 12, 101, 101, 102, 102, 103, 103}));
+}
+
 // The cost rules: the scan length (or a constant trip count) times one iteration of the body.
 std::optional<ops::Cost> node_cost(const ir::Graph& g, size_t n) {
   const ir::Node& node = g.nodes[n];
