@@ -63,6 +63,9 @@ InputPlan plan_inputs(const ir::Graph& graph, const std::map<std::string, Shape>
   for (ir::ValueId id : graph.inputs) {
     const ir::Value& v = graph.values[size_t(id)];
     const auto given = input_shapes.find(v.name);
+    if (v.kind != ValueKind::kTensor)
+      fail("input '{}' is a {}: strata analyze takes models whose inputs are tensors", v.name,
+           value_kind_name(v.kind));
     if (given == input_shapes.end() && !v.shape_known)
       fail("input '{}' has no shape in the model; give it one (--shape {}=1x3x224x224)", v.name,
            v.name);

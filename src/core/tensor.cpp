@@ -1,5 +1,7 @@
 #include "core/tensor.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -67,7 +69,35 @@ void Tensor::reshape_unchecked(std::vector<int64_t> shape) {
   shape_ = std::move(shape);
 }
 
+const char* value_kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kSequence: return "sequence";
+    case ValueKind::kOptional: return "optional";
+    default: return "tensor";
+  }
+}
+
+Tensor Tensor::sequence(DType elem, std::vector<Tensor> items) {
+  Tensor t;
+  t.dtype_ = elem;
+  t.kind_ = ValueKind::kSequence;
+  t.items_ = std::make_shared<const std::vector<Tensor>>(std::move(items));
+  return t;
+}
+
+Tensor Tensor::optional(DType elem, std::vector<Tensor> items) {
+  Tensor t = sequence(elem, std::move(items));
+  t.kind_ = ValueKind::kOptional;
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::items() const {
+  static const std::vector<Tensor> kNone;
+  return items_ ? *items_ : kNone;
+}
+
 Tensor Tensor::clone() const {
+  if (!is_tensor()) return *this;  // items are shared and never modified
   Tensor t = zeros(dtype_, shape_);
   if (nbytes()) std::memcpy(t.data_, data_, nbytes());
   return t;
@@ -96,6 +126,7 @@ std::vector<double> Tensor::to_double() const {
 }
 
 std::string Tensor::shape_str() const {
+  if (!is_tensor()) return fmt::format("[{} of {}]", value_kind_name(kind_), items().size());
   std::string s = "[";
   for (size_t i = 0; i < shape_.size(); ++i) {
     if (i) s += ",";

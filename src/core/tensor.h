@@ -12,6 +12,11 @@
 
 namespace strata {
 
+// What a value holds: a tensor, or one of ONNX's list types: a sequence of values, or an optional
+// value (none, or one). See docs/architecture.md, "Sequences and optionals".
+enum class ValueKind : uint8_t { kTensor, kSequence, kOptional };
+const char* value_kind_name(ValueKind kind);  // "tensor", "sequence", "optional"
+
 class Tensor {
  public:
   Tensor() = default;
@@ -30,6 +35,15 @@ class Tensor {
   static Tensor from(std::vector<int64_t> shape, std::initializer_list<T> values) {
     return from<T>(std::move(shape), std::span<const T>(values.begin(), values.size()));
   }
+
+  // A sequence of `items` (each a tensor of `elem`, or itself a sequence) or an optional holding
+  // `items` (empty: none; else one). Its dtype is the element type; it has no shape or bytes of
+  // its own. The items are shared and never modified: copies of a list value are cheap.
+  static Tensor sequence(DType elem, std::vector<Tensor> items);
+  static Tensor optional(DType elem, std::vector<Tensor> items);
+  ValueKind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == ValueKind::kTensor; }
+  const std::vector<Tensor>& items() const;  // empty for a tensor
 
   bool defined() const { return dtype_ != DType::kUndefined; }
   DType dtype() const { return dtype_; }
@@ -80,6 +94,8 @@ class Tensor {
   void* data_ = nullptr;
   std::shared_ptr<void> owner_;
   Layout layout_ = Layout::kPlain;
+  ValueKind kind_ = ValueKind::kTensor;
+  std::shared_ptr<const std::vector<Tensor>> items_;  // sequences and optionals
 };
 
 template <class T>

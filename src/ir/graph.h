@@ -13,8 +13,25 @@
 
 namespace strata::ir {
 
+struct Graph;
+
+// Deepest nesting of subgraphs (If branches, Loop and Scan bodies) strata accepts; the loader
+// refuses deeper models naming the depth and the node.
+inline constexpr int kMaxSubgraphDepth = 64;
+
 struct Attribute {
-  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
+  enum class Kind {
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kFloats,
+    kInts,
+    kStrings,
+    kGraph,
+    kType,  // a TypeProto (Optional's 'type'): value_kind and dtype (its element type)
+    kOther
+  };
   Kind kind = Kind::kOther;
   float f = 0;
   int64_t i = 0;
@@ -23,6 +40,12 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  // A GRAPH attribute's subgraph (a control-flow body), read-only once loaded. GRAPHS attributes
+  // are kept as kGraph with a null graph (no op strata implements takes one).
+  std::shared_ptr<const Graph> graph;
+  // kType: the kind of value the type names and its (innermost) element type.
+  ValueKind value_kind = ValueKind::kTensor;
+  DType dtype = DType::kUndefined;
 };
 
 // Index of a value in Graph::values; kNoValue marks an omitted optional input or output.
@@ -41,6 +64,10 @@ struct Value {
   int32_t producer = -1;  // node index, -1 for graph inputs and initializers
   bool is_graph_input = false;
   bool is_graph_output = false;
+  // In a subgraph: a value of an enclosing graph read by name (listed in Graph::captures).
+  bool is_captured = false;
+  // A sequence or optional (its dtype is then the element type, its shape unknown).
+  ValueKind kind = ValueKind::kTensor;
 };
 
 struct Node {
@@ -53,6 +80,10 @@ struct Node {
   // Names of the model's nodes this node stands for after a fusion pass (empty: only itself), so
   // that profiles can attribute its time back to the original ONNX nodes.
   std::vector<std::string> fused_from;
+  // For nodes with subgraphs: the last `implicit_inputs` entries of `inputs` are the values of this
+  // graph that the subgraphs read by name (their captures), so that lifetimes, dead-node removal
+  // and ordering see them like any input. Ops count only the inputs before them.
+  size_t implicit_inputs = 0;
 };
 
 struct Graph {
@@ -60,6 +91,9 @@ struct Graph {
   std::vector<Node> nodes;      // in topological order after loading
   std::vector<ValueId> inputs;  // graph inputs that are not initializers
   std::vector<ValueId> outputs;
+  // In a subgraph: values of enclosing graphs it reads by name, in first-use order. A session of
+  // the subgraph binds them after its inputs, read in place from the enclosing run.
+  std::vector<ValueId> captures;
   int64_t opset = 0;  // ai.onnx opset import
   int64_t ir_version = 0;
   std::string producer_name;

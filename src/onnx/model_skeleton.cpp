@@ -1,5 +1,7 @@
 #include "onnx/model_skeleton.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include <string>
 
 #include "onnx/wire_reader.h"
@@ -17,8 +19,16 @@ bool is_message(const WireField& f, uint32_t number) {
   return f.number == number && f.type == WireField::kBytes;
 }
 
+// Protobuf's default recursion limit (100) allows about 33 levels of subgraphs (graph → node →
+// attribute → graph); this one lets the loader see deeper nesting and refuse it past
+// ir::kMaxSubgraphDepth with a message naming the depth rather than "corrupt".
+constexpr int kRecursionLimit = 1024;
+
 bool parse(const std::string& bytes, google::protobuf::MessageLite& message) {
-  return message.ParseFromString(bytes);
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            int(bytes.size()));
+  in.SetRecursionLimit(kRecursionLimit);
+  return message.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
 // A TensorProto without raw_data, whose bytes are returned as a view. As in protobuf, the last

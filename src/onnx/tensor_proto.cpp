@@ -1,5 +1,6 @@
 #include "onnx/tensor_proto.h"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
@@ -233,6 +234,60 @@ std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
   if (!proto.SerializeToString(&bytes))
     fail("tensor '{}' is too large for a TensorProto (2 GiB)", name);
   return bytes;
+}
+
+namespace {
+
+Tensor value_from_sequence(const onnx::SequenceProto& proto, DType declared,
+                           const std::string& what, int depth);
+
+// An OptionalProto as an optional value (elem_type: 1 tensor, 3 sequence; none when unset).
+Tensor value_from_optional(const onnx::OptionalProto& proto, DType declared,
+                           const std::string& what, int depth) {
+  std::vector<Tensor> items;
+  if (proto.has_tensor_value())
+    items.push_back(tensor_from_proto(proto.tensor_value(), "", what));
+  else if (proto.has_sequence_value())
+    items.push_back(value_from_sequence(proto.sequence_value(), declared, what, depth + 1));
+  else if (proto.has_map_value() || proto.has_sparse_tensor_value() || proto.has_optional_value())
+    fail("{}: an optional of maps, sparse tensors or optionals is not supported", what);
+  const DType elem = items.empty() ? declared : items[0].dtype();
+  return Tensor::optional(elem, std::move(items));
+}
+
+Tensor value_from_sequence(const onnx::SequenceProto& proto, DType declared,
+                           const std::string& what, int depth) {
+  if (depth > 8) fail("{}: sequences nested too deep", what);
+  if (proto.map_values_size() || proto.sparse_tensor_values_size())
+    fail("{}: a sequence of maps or sparse tensors is not supported", what);
+  std::vector<Tensor> items;
+  for (const auto& t : proto.tensor_values()) items.push_back(tensor_from_proto(t, "", what));
+  for (const auto& q : proto.sequence_values())
+    items.push_back(value_from_sequence(q, declared, what, depth + 1));
+  for (const auto& o : proto.optional_values())
+    items.push_back(value_from_optional(o, declared, what, depth + 1));
+  const DType elem = items.empty() ? declared : items[0].dtype();
+  for (const Tensor& t : items)
+    if (t.dtype() != elem) fail("{}: the sequence mixes element types", what);
+  return Tensor::sequence(elem, std::move(items));
+}
+
+}  // namespace
+
+Tensor read_value_pb(const std::string& path, ValueKind kind, DType declared) {
+  if (kind == ValueKind::kTensor) return read_tensor_pb(path);
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path, "a value file");
+  if (file->size() > INT32_MAX) fail("{}: too large", path);
+  if (kind == ValueKind::kSequence) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromArray(file->bytes().data(), int(file->size())))
+      fail("{}: not a valid ONNX SequenceProto (truncated or another format)", path);
+    return value_from_sequence(proto, declared, path, 0);
+  }
+  onnx::OptionalProto proto;
+  if (!proto.ParseFromArray(file->bytes().data(), int(file->size())))
+    fail("{}: not a valid ONNX OptionalProto (truncated or another format)", path);
+  return value_from_optional(proto, declared, path, 0);
 }
 
 }  // namespace strata::onnx_import

@@ -84,6 +84,9 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& mode
 
 // Reads a serialized TensorProto file (.pb), as in ONNX test_data_set folders.
 Tensor read_tensor_pb(const std::string& path);
+// The same for a value of `kind`: a serialized SequenceProto or OptionalProto for the list kinds
+// (`declared` is the element type of an empty one).
+Tensor read_value_pb(const std::string& path, ValueKind kind, DType declared);
 
 // `t` (plain layout) as the bytes of a serialized TensorProto named `name`, its data as raw_data,
 // as ONNX test_data_set folders hold them. Fails (exit 2) naming the tensor for string tensors.

@@ -24,8 +24,12 @@ class IdentityOp final : public Op {
     may_train_ = is_dropout_ && node.has_input(2) && (!training || training->to_int64().at(0) != 0);
   }
 
+  // Identity passes sequences and optionals through too.
+  bool takes_lists() const override { return !is_dropout_; }
+
   void infer(InferContext& ctx) const override {
     const Meta& src = ctx.input(0);
+    if (src.kind != ValueKind::kTensor) return ctx.set_list_output(0, src.kind, src.dtype);
     ctx.set_output(0, src.dtype, src.shape);
     if (ctx.num_outputs() > 1) ctx.set_output(1, DType::kBool, src.shape);  // Dropout mask
     if (ctx.has_input(1) && ctx.input(1).value && ctx.input(1).value->numel() != 1)
@@ -33,13 +37,19 @@ class IdentityOp final : public Op {
     if (src.value && !may_train_) ctx.set_output_value(0, *src.value);
   }
 
-  std::optional<Cost> cost(const CostContext& ctx) const override { return data_movement_cost(ctx); }
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return data_movement_cost(ctx);
+  }
 
   bool is_deterministic() const override { return !may_train_; }
 
   void run(KernelContext& ctx) const override {
     const Tensor& src = ctx.input(0);
     Tensor& dst = ctx.output(0);
+    if (!src.is_tensor()) {  // a list: its items are shared, never modified
+      dst = src;
+      return;
+    }
     const double ratio = ctx.has_input(1) ? ctx.input(1).to_double().at(0) : default_ratio_;
     const bool training = ctx.has_input(2) && ctx.input(2).to_int64().at(0) != 0;
     if (training && ratio != 0) {
@@ -78,6 +88,8 @@ class IdentityOp final : public Op {
 
 }  // namespace
 
-std::unique_ptr<Op> make_identity(const NodeInfo& node) { return std::make_unique<IdentityOp>(node); }
+std::unique_ptr<Op> make_identity(const NodeInfo& node) {
+  return std::make_unique<IdentityOp>(node);
+}
 
 }  // namespace strata::ops

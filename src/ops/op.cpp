@@ -15,6 +15,7 @@ const char* kind_name(ir::Attribute::Kind kind) {
     case ir::Attribute::Kind::kInts: return "a list of ints";
     case ir::Attribute::Kind::kStrings: return "a list of strings";
     case ir::Attribute::Kind::kGraph: return "a graph";
+    case ir::Attribute::Kind::kType: return "a type";
     default: return "an unknown kind";
   }
 }
@@ -75,6 +76,22 @@ const Tensor* NodeInfo::attr_tensor(const char* name) const {
   return a ? &a->t : nullptr;
 }
 
+const ir::Graph& NodeInfo::required_graph(const char* name) const {
+  const ir::Attribute* a = find(name, ir::Attribute::Kind::kGraph);
+  if (!a) fail("required attribute '{}' is missing", name);
+  if (!a->graph) fail("attribute '{}' must be one graph", name);
+  return *a->graph;
+}
+
+const ir::Attribute* NodeInfo::attr_type(const char* name) const {
+  return find(name, ir::Attribute::Kind::kType);
+}
+
+const std::string& NodeInfo::input_name(size_t i) const {
+  static const std::string kNone;
+  return has_input(i) ? graph_.values[size_t(node_.inputs[i])].name : kNone;
+}
+
 int64_t NodeInfo::required_int(const char* name) const {
   if (!has_attr(name)) fail("required attribute '{}' is missing", name);
   return attr_int(name, 0);
@@ -102,6 +119,20 @@ void InferContext::set_output(size_t i, DType dtype, Shape shape) {
   outputs_[i].shape = std::move(shape);
 }
 
+void InferContext::set_list_output(size_t i, ValueKind kind, DType elem) {
+  if (i >= outputs_.size()) return;
+  outputs_[i].dtype = elem;
+  outputs_[i].shape = Shape();
+  outputs_[i].kind = kind;
+}
+
+void check_tensor_inputs(const Op& op, const std::vector<const Meta*>& inputs) {
+  if (op.takes_lists()) return;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] && inputs[i]->kind != ValueKind::kTensor)
+      fail("input {} is a {}, but this op takes tensors", i, value_kind_name(inputs[i]->kind));
+}
+
 void InferContext::set_output_value(size_t i, Tensor value) {
   set_output_value(i, std::make_shared<const Tensor>(std::move(value)));
 }
@@ -110,6 +141,7 @@ void InferContext::set_output_value(size_t i, std::shared_ptr<const Tensor> valu
   if (i >= outputs_.size()) return;
   outputs_[i].dtype = value->dtype();
   outputs_[i].shape = Shape::of(value->shape());
+  outputs_[i].kind = value->kind();
   outputs_[i].value = std::move(value);
 }
 

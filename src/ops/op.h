@@ -25,6 +25,8 @@ struct Meta {
   Shape shape;
   std::shared_ptr<const Tensor> value;
   bool is_initializer = false;  // a weight from the file, even when its value was not read
+  // A sequence or optional value: dtype is its element type and shape is unused (empty).
+  ValueKind kind = ValueKind::kTensor;
   bool present() const { return dtype != DType::kUndefined; }
 };
 
@@ -68,6 +70,14 @@ class NodeInfo {
   std::vector<float> attr_floats(const char* name, std::vector<float> fallback = {}) const;
   std::vector<std::string> attr_strings(const char* name) const;
   const Tensor* attr_tensor(const char* name) const;  // nullptr when absent
+  // A GRAPH attribute's subgraph (If branches, Loop and Scan bodies); fails when absent.
+  const ir::Graph& required_graph(const char* name) const;
+  // A TYPE_PROTO attribute (value_kind and dtype set), or nullptr when absent.
+  const ir::Attribute* attr_type(const char* name) const;
+  // Inputs the node's subgraphs read by name (ir::Node::implicit_inputs): the last ones.
+  size_t num_implicit_inputs() const { return node_.implicit_inputs; }
+  // The name of input i's value ("" when omitted).
+  const std::string& input_name(size_t i) const;
   // Fails (exit 2) naming the attribute when it is absent.
   int64_t required_int(const char* name) const;
   std::vector<int64_t> required_ints(const char* name) const;
@@ -101,6 +111,8 @@ class InferContext {
 
   size_t num_outputs() const { return outputs_.size(); }
   void set_output(size_t i, DType dtype, Shape shape);
+  // A sequence or optional output of element type `elem` (ops that take lists: Op::takes_lists).
+  void set_list_output(size_t i, ValueKind kind, DType elem);
   // For rules that know the output's value as well (Shape, Size): enables folding.
   void set_output_value(size_t i, Tensor value);
   // The same for a value the op keeps (a Constant's): shared, not copied.
@@ -169,7 +181,16 @@ class Op {
   virtual void run(KernelContext& ctx) const = 0;
   // True for ops whose output differs between runs (random ops): never folded.
   virtual bool is_deterministic() const { return true; }
+  // True for control-flow ops (If, Loop, Scan): the session runs their subgraphs itself and their
+  // `run` is never called; they are never folded.
+  virtual bool runs_subgraphs() const { return false; }
+  // True for ops that read or write sequences and optionals; any other op given one fails naming
+  // the input (check_tensor_inputs).
+  virtual bool takes_lists() const { return false; }
 };
+
+// Fails naming the first input that is a sequence or optional when `op` takes only tensors.
+void check_tensor_inputs(const Op& op, const std::vector<const Meta*>& inputs);
 
 using OpFactory = std::unique_ptr<Op> (*)(const NodeInfo& node);
 

@@ -44,4 +44,14 @@ inline constexpr int64_t kMaxShapeFoldBytes = 64 * 1024;
 // the model declares in value_info or its outputs is kept.
 InferStats infer_shapes(ir::Graph& graph);
 
+// Shape inference of a subgraph (a control-flow body) called with `bound`: metas for its inputs,
+// then for its captures (Graph::inputs then Graph::captures order). Returns its outputs' metas;
+// an output known only at run time has its declared type when the file gives one, else is absent.
+// Values are folded as in infer_shapes (up to kMaxShapeFoldBytes).
+std::vector<ops::Meta> infer_subgraph(const ir::Graph& graph, const std::vector<ops::Meta>& bound);
+// The summed cost of one run of a subgraph called with `bound` (nodes folded ahead of time cost
+// nothing; param_bytes add up, workspace is the largest); nullopt when a node has no cost rule or
+// a shape that is not static.
+std::optional<ops::Cost> subgraph_cost(const ir::Graph& graph, const std::vector<ops::Meta>& bound);
+
 }  // namespace strata::passes

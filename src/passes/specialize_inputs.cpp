@@ -9,6 +9,7 @@ void specialize_inputs(ir::Graph& graph, const std::vector<std::vector<int64_t>>
     fail("the model has {} inputs but {} shapes were given", graph.inputs.size(), shapes.size());
   for (size_t i = 0; i < shapes.size(); ++i) {
     ir::Value& v = graph.values[size_t(graph.inputs[i])];
+    if (v.kind != ValueKind::kTensor) continue;  // sequences and optionals have no shape
     const Shape given = Shape::of(shapes[i]);
     if (v.shape_known) {
       bool fits = v.shape.rank() == given.rank();

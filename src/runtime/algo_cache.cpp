@@ -31,6 +31,7 @@ std::string attribute_text(const ir::Attribute& a) {
     case Kind::kTensor:
       return fmt::format("tensor {}{}", dtype_name(a.t.dtype()), fmt::join(a.t.shape(), "x"));
     case Kind::kGraph: return "graph";
+    case Kind::kType: return "type";
     case Kind::kOther: return "?";
   }
   return "?";

@@ -143,7 +143,13 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
     const ir::Value& v = graph.values[size_t(graph.inputs[i])];
     const DType dtype = v.dtype == DType::kUndefined ? DType::kF32 : v.dtype;
     BoundInput b;
-    if (given[i]) {
+    if (v.kind != ValueKind::kTensor) {  // a sequence or optional: from a .pb file only
+      if (!given[i] || given[i]->source.empty() || given[i]->source[0] == '[')
+        fail("input '{}' is a {}: give it as a .pb file (-i {}=FILE.pb) or with --test-data",
+             v.name, value_kind_name(v.kind), v.name);
+      b.tensor = onnx_import::read_value_pb(given[i]->source, v.kind, dtype);
+      b.origin = given[i]->source;
+    } else if (given[i]) {
       const std::string& src = given[i]->source;
       if ((!src.empty() && src[0] == '[') || is_inline_scalar(src)) {
         // A leading '+' is not JSON; a scalar's value is the same without it.

@@ -4,12 +4,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/omp_threads.h"
 #include "passes/infer_shapes.h"
+#include "runtime/control_flow.h"
 #include "runtime/kernel_choice.h"
 
 namespace strata::runtime {
@@ -40,6 +42,7 @@ ops::Meta meta_of(const Tensor& t) {
   ops::Meta m;
   m.dtype = t.dtype();
   m.shape = Shape::of(t.shape());
+  m.kind = t.kind();
   m.value = std::shared_ptr<const Tensor>(std::shared_ptr<const Tensor>(), &t);
   return m;
 }
@@ -62,13 +65,27 @@ Session::Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs,
 
 Session::~Session() = default;
 
+std::vector<ir::ValueId> Session::bound_values() const {
+  std::vector<ir::ValueId> ids = graph_.inputs;
+  ids.insert(ids.end(), graph_.captures.begin(), graph_.captures.end());
+  return ids;
+}
+
 void Session::bind_inputs(const std::vector<InputSpec>& inputs) {
-  if (inputs.size() != graph_.inputs.size())
-    fail("the model has {} inputs but {} were given", graph_.inputs.size(), inputs.size());
+  const std::vector<ir::ValueId> bound = bound_values();
+  if (inputs.size() != bound.size())
+    fail("the model has {} inputs but {} were given", bound.size(), inputs.size());
   std::map<std::string, int64_t> symbols;  // a named dim must take one value across inputs
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Value& v = graph_.values[size_t(graph_.inputs[i])];
+    const ir::Value& v = graph_.values[size_t(bound[i])];
     const InputSpec& spec = inputs[i];
+    if (spec.kind != v.kind && (v.kind != ValueKind::kTensor || v.shape_known))
+      fail("input '{}' is a {} but the model expects a {}", v.name, value_kind_name(spec.kind),
+           value_kind_name(v.kind));
+    if (spec.kind != ValueKind::kTensor) {  // a list: bound as a whole each run
+      metas_[size_t(bound[i])] = {spec.dtype, Shape(), spec.value, false, spec.kind};
+      continue;
+    }
     if (v.dtype != DType::kUndefined && spec.dtype != v.dtype)
       fail("input '{}' has dtype {} but the model expects {}", v.name, dtype_name(spec.dtype),
            dtype_name(v.dtype));
@@ -91,9 +108,10 @@ void Session::bind_inputs(const std::vector<InputSpec>& inputs) {
       }
     }
     checked_numel(spec.shape);
-    metas_[size_t(graph_.inputs[i])].dtype = spec.dtype;
-    metas_[size_t(graph_.inputs[i])].shape = Shape::of(spec.shape);
-    slots_[size_t(graph_.inputs[i])] = Tensor::view(spec.dtype, spec.shape, nullptr);
+    metas_[size_t(bound[i])].dtype = spec.dtype;
+    metas_[size_t(bound[i])].shape = Shape::of(spec.shape);
+    metas_[size_t(bound[i])].value = spec.value;
+    slots_[size_t(bound[i])] = Tensor::view(spec.dtype, spec.shape, nullptr);
   }
   input_specs_ = inputs;
 }
@@ -117,8 +135,11 @@ void Session::infer_and_fold() {
     ops_[n] = passes::make_op(graph_, node);
     std::optional<std::vector<ops::Meta>> out = passes::infer_node(graph_, node, *ops_[n], metas_);
     if (out) {
-      for (const ops::Meta& m : *out)
-        if (!m.shape.is_static()) out.reset();  // an unbound dim: resolve at run time
+      for (const ops::Meta& m : *out)  // an unbound dim, or a list: resolve at run time
+        if (!m.shape.is_static() || m.kind != ValueKind::kTensor) {
+          out.reset();
+          break;
+        }
     }
     if (!out) {
       stats_.dynamic_nodes++;
@@ -147,6 +168,16 @@ void Session::plan_steps() {
     steps_.push_back(info);
   }
   step_kernels_.resize(steps_.size());
+  runners_.resize(steps_.size());
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const size_t n = steps_[s].node_index;
+    if (!ops_[n]->runs_subgraphs()) continue;
+    SessionOptions body_options = options_;
+    body_options.timeout_seconds = 0;  // the enclosing run's deadline applies
+    runners_[s] = std::make_unique<SubgraphRunner>(graph_, graph_.nodes[n], *ops_[n], body_options);
+    steps_[s].kernel = "subgraph";
+    steps_[s].reason = "its subgraphs run as sessions of their own, prepared once per shape";
+  }
   // Pointers each step reads and writes (the loader names omitted outputs, so every output has a
   // slot); choose_kernels() redirects inputs to converted copies.
   step_inputs_.resize(steps_.size());
@@ -194,7 +225,7 @@ void Session::choose_kernels() {
   std::vector<bool> reads_any_layout(steps_.size(), false);
   if (options_.fast_kernels) {
     for (size_t s = 0; s < steps_.size(); ++s) {
-      if (steps_[s].dynamic) continue;
+      if (steps_[s].dynamic || runners_[s]) continue;
       const kernels::NodeRequest r = request_for(s);
       for (const kernels::KernelFamily& family : kernels::kernel_families())
         if (family.reads_any_layout && family.serves(r.node) && family.supports(r).ok)
@@ -231,7 +262,9 @@ void Session::choose_kernels() {
     StepInfo& info = steps_[s];
     StepKernels& k = step_kernels_[s];
     const ir::Node& node = graph_.nodes[info.node_index];
-    if (options_.fast_kernels && !info.dynamic) {
+    if (runners_[s]) {
+      // Run by the session through its subgraphs' own sessions (reason set in plan_steps).
+    } else if (options_.fast_kernels && !info.dynamic) {
       kernels::NodeRequest r = request_for(s);
       for (size_t j = 0; j < node.outputs.size(); ++j) {
         const size_t id = size_t(node.outputs[j]);
@@ -474,12 +507,17 @@ void Session::run_dynamic_step(size_t s) {
   }
   std::vector<ops::Meta> out(node.outputs.size());
   ops::InferContext ctx(in, out);
+  ops::check_tensor_inputs(*ops_[steps_[s].node_index], in);
   try {
     ops_[steps_[s].node_index]->infer(ctx);
   } catch (const NotStatic&) {
     fail_internal("{}: output shape unknown even with all inputs known", graph_.describe(node));
   }
   for (size_t j = 0; j < out.size(); ++j) {
+    if (out[j].kind != ValueKind::kTensor) {  // the kernel makes the list
+      *step_outputs_[s][j] = Tensor();
+      continue;
+    }
     const std::vector<int64_t> dims = out[j].shape.values();
     const int64_t bytes = checked_mul(checked_numel(dims), int64_t(dtype_size(out[j].dtype)));
     if (bytes > options_.max_memory_bytes)
@@ -489,18 +527,65 @@ void Session::run_dynamic_step(size_t s) {
   }
 }
 
+void Session::run_subgraph_step(size_t s) {
+  const ir::Node& node = graph_.nodes[steps_[s].node_index];
+  std::vector<std::shared_ptr<const Tensor>> constants;
+  for (ir::ValueId id : node.inputs)
+    constants.push_back(id == ir::kNoValue ? nullptr : metas_[size_t(id)].value);
+  std::vector<Tensor> out = runners_[s]->run(step_inputs_[s], constants, deadline_);
+  for (size_t j = 0; j < out.size(); ++j) {
+    Tensor& slot = *step_outputs_[s][j];
+    if (steps_[s].dynamic || !out[j].is_tensor()) {
+      slot = std::move(out[j]);
+      continue;
+    }
+    if (out[j].dtype() != slot.dtype() || out[j].shape() != slot.shape())
+      fail("its subgraph gave output {} as {}{}, but the node's shape rule said {}{}", j,
+           dtype_name(out[j].dtype()), out[j].shape_str(), dtype_name(slot.dtype()),
+           slot.shape_str());
+    if (out[j].nbytes()) std::memcpy(slot.raw(), out[j].raw(), out[j].nbytes());
+  }
+}
+
 void Session::run(const std::vector<const Tensor*>& inputs) {
-  if (inputs.size() != graph_.inputs.size())
-    fail("the model has {} inputs but {} were given", graph_.inputs.size(), inputs.size());
+  Deadline deadline;
+  if (options_.timeout_seconds > 0) {
+    deadline.seconds = options_.timeout_seconds;
+    deadline.at = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(options_.timeout_seconds));
+  }
+  run(inputs, deadline);
+}
+
+void Session::run(const std::vector<const Tensor*>& inputs, const Deadline& deadline) {
+  deadline_ = deadline;
+  const std::vector<ir::ValueId> bound = bound_values();
+  if (inputs.size() != bound.size())
+    fail("the model has {} inputs but {} were given", bound.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Value& v = graph_.values[size_t(graph_.inputs[i])];
-    if (inputs[i]->dtype() != input_specs_[i].dtype || inputs[i]->shape() != input_specs_[i].shape)
+    const ir::Value& v = graph_.values[size_t(bound[i])];
+    if (input_specs_[i].kind != ValueKind::kTensor) {
+      if (inputs[i]->kind() != input_specs_[i].kind || inputs[i]->dtype() != input_specs_[i].dtype)
+        fail("input '{}' is a {} of {} but the session was prepared for a {} of {}", v.name,
+             value_kind_name(inputs[i]->kind()), dtype_name(inputs[i]->dtype()),
+             value_kind_name(input_specs_[i].kind), dtype_name(input_specs_[i].dtype));
+      slots_[size_t(bound[i])] = *inputs[i];
+      continue;
+    }
+    if (!inputs[i]->is_tensor() || inputs[i]->dtype() != input_specs_[i].dtype ||
+        inputs[i]->shape() != input_specs_[i].shape)
       fail("input '{}' is {}{} but the session was prepared for {}{}", v.name,
            dtype_name(inputs[i]->dtype()), inputs[i]->shape_str(),
            dtype_name(input_specs_[i].dtype), shape_string(input_specs_[i].shape));
-    slots_[size_t(graph_.inputs[i])].rebind(const_cast<void*>(inputs[i]->raw()));
+    if (input_specs_[i].value && inputs[i]->raw() != input_specs_[i].value->raw())
+      fail_internal("input '{}' was bound as a constant but is given other bytes", v.name);
+    slots_[size_t(bound[i])].rebind(const_cast<void*>(inputs[i]->raw()));
   }
   for (size_t s = 0; s < steps_.size(); ++s) {
+    if (deadline_.passed())
+      fail("the run passed its --timeout of {:g} s before {}", deadline_.seconds,
+           graph_.describe(graph_.nodes[steps_[s].node_index]));
     if (hooks_) hooks_->before_node(s);
     run_step(s);
     if (hooks_) hooks_->after_node(s);
@@ -511,6 +596,7 @@ void Session::run_step(size_t s) {
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   StepKernels& k = step_kernels_[s];
   ir::with_node_context(graph_, node, [&] {
+    if (runners_[s]) return run_subgraph_step(s);
     if (steps_[s].dynamic) run_dynamic_step(s);
     convert(k.conversions, k.scratch);
     if (k.kernel) {

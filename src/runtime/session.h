@@ -2,6 +2,7 @@
 // Lifecycle: create (load-time graph + bound input types) → run (many times).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -34,12 +35,27 @@ struct SessionOptions {
   bool fast_run = false;
   // Choices to reuse and where fast-run's are kept (--algo-cache FILE); saved after prepare.
   std::shared_ptr<AlgoCache> algo_cache;
+  // A run that goes on past this many seconds stops with exit 2 naming the node it reached
+  // (--timeout); 0: no limit. Checked between steps and between iterations of loops.
+  double timeout_seconds = 0;
+};
+
+// When a run must stop (SessionOptions::timeout_seconds), shared with the sessions of subgraphs.
+struct Deadline {
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  double seconds = 0;  // the limit as given, for messages
+  bool passed() const { return seconds > 0 && std::chrono::steady_clock::now() >= at; }
 };
 
 // What the caller binds to one graph input: its dtype and concrete shape.
 struct InputSpec {
   DType dtype = DType::kUndefined;
   std::vector<int64_t> shape;
+  // Set when the value is known ahead of time (a subgraph's capture of a constant): the session
+  // treats it as a constant (folds through it), and each run must bind these very bytes.
+  std::shared_ptr<const Tensor> value = nullptr;
+  // A sequence or optional (dtype: its element type; shape unused).
+  ValueKind kind = ValueKind::kTensor;
 };
 
 // Called around every node of every run (profilers plug in here).
@@ -78,6 +94,8 @@ struct PrepareStats {
   int64_t packed_bytes = 0;    // weights the fast kernels packed at prepare (outside the arena)
 };
 
+class SubgraphRunner;
+
 class Session {
  public:
   // Infers every shape for the bound inputs, folds what can be computed ahead of time, chooses a
@@ -85,8 +103,11 @@ class Session {
   Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs, SessionOptions options);
   ~Session();
 
-  // Runs once. `inputs` follow graph.inputs order and must match the bound specs.
+  // Runs once. `inputs` follow graph.inputs order (then graph.captures, for a subgraph) and must
+  // match the bound specs.
   void run(const std::vector<const Tensor*>& inputs);
+  // The same under an enclosing run's deadline (subgraphs).
+  void run(const std::vector<const Tensor*>& inputs, const Deadline& deadline);
   // Output i (graph.outputs order) of the last run; valid until the next run.
   const Tensor& output(size_t i) const;
   size_t num_outputs() const { return graph_.outputs.size(); }
@@ -115,6 +136,9 @@ class Session {
   void choose_kernels();
   void plan_memory();
   void run_dynamic_step(size_t step);
+  void run_subgraph_step(size_t step);
+  // Values bound by the caller: graph inputs, then a subgraph's captures.
+  std::vector<ir::ValueId> bound_values() const;
 
   // A layout conversion a step makes before its kernel reads the converted copy.
   struct Conversion {
@@ -156,6 +180,8 @@ class Session {
   std::shared_ptr<void> arena_;
   PrepareStats stats_;
   RunHooks* hooks_ = nullptr;
+  std::vector<std::unique_ptr<SubgraphRunner>> runners_;  // per step: nodes with subgraphs
+  Deadline deadline_;                                     // of the current run
 };
 
 }  // namespace strata::runtime

@@ -12,13 +12,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// input_0.pb, input_1.pb, ... until the first gap.
-std::vector<Tensor> read_numbered(const fs::path& dir, const char* prefix) {
+// input_0.pb, input_1.pb, ... until the first gap; value i read as the kind of values[i].
+std::vector<Tensor> read_numbered(const fs::path& dir, const char* prefix, const ir::Graph& graph,
+                                  const std::vector<ir::ValueId>& values) {
   std::vector<Tensor> tensors;
-  for (int i = 0;; ++i) {
+  for (size_t i = 0;; ++i) {
     const fs::path p = dir / fmt::format("{}_{}.pb", prefix, i);
     if (!fs::exists(p)) break;
-    tensors.push_back(onnx_import::read_tensor_pb(p.string()));
+    const ir::Value* v = i < values.size() ? &graph.values[size_t(values[i])] : nullptr;
+    tensors.push_back(v && v->kind != ValueKind::kTensor
+                          ? onnx_import::read_value_pb(p.string(), v->kind, v->dtype)
+                          : onnx_import::read_tensor_pb(p.string()));
   }
   return tensors;
 }
@@ -42,8 +46,8 @@ std::string tensor_file_stem(const std::string& name) {
 TestData read_test_data(const std::string& dir, const ir::Graph& graph) {
   if (!fs::is_directory(dir)) fail("{}: no such test data folder", dir);
   TestData data;
-  data.inputs = read_numbered(dir, "input");
-  data.expected = read_numbered(dir, "output");
+  data.inputs = read_numbered(dir, "input", graph, graph.inputs);
+  data.expected = read_numbered(dir, "output", graph, graph.outputs);
   if (data.inputs.size() != graph.inputs.size())
     fail("{}: holds {} input files but the model has {} inputs", dir, data.inputs.size(),
          graph.inputs.size());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -50,6 +51,33 @@ int64_t ulp_distance(double a, double b, DType dtype) {
 
 Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance& tol) {
   Comparison c;
+  if (actual.kind() != expected.kind()) {
+    c.problem = fmt::format("a {} differs from the expected {}", value_kind_name(actual.kind()),
+                            value_kind_name(expected.kind()));
+    return c;
+  }
+  if (!actual.is_tensor()) {  // lists: item by item, the worst errors kept
+    if (actual.items().size() != expected.items().size()) {
+      c.problem = fmt::format("{} items differ from the expected {}", actual.items().size(),
+                              expected.items().size());
+      return c;
+    }
+    c.ok = true;
+    for (size_t i = 0; i < actual.items().size(); ++i) {
+      const Comparison item = compare(actual.items()[i], expected.items()[i], tol);
+      c.max_abs_error = std::max(c.max_abs_error, item.max_abs_error);
+      c.max_rel_error = std::max(c.max_rel_error, item.max_rel_error);
+      c.max_ulp = std::max(c.max_ulp, item.max_ulp);
+      c.cosine = std::min(c.cosine, item.cosine);
+      c.mismatches += item.mismatches;
+      if (!item.ok && c.ok) {
+        c.ok = false;
+        c.problem =
+            fmt::format("item {}: {}", i, item.problem.empty() ? "values differ" : item.problem);
+      }
+    }
+    return c;
+  }
   if (actual.dtype() != expected.dtype()) {
     c.problem = fmt::format("dtype {} differs from the expected {}", dtype_name(actual.dtype()),
                             dtype_name(expected.dtype()));

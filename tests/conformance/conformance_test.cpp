@@ -42,7 +42,7 @@ Result run_case(const ir::Graph& graph, const std::vector<Tensor>& inputs,
   std::vector<runtime::InputSpec> specs;
   std::vector<const Tensor*> ptrs;
   for (const Tensor& t : inputs) {
-    specs.push_back({t.dtype(), t.shape()});
+    specs.push_back({t.dtype(), t.shape(), nullptr, t.kind()});
     ptrs.push_back(&t);
   }
   runtime::Session session(graph, specs, {});

@@ -343,7 +343,7 @@ TEST(LoaderInitializer, ListedAsGraphInputIsAConstantNotAnInput) {
 
 // ---- Graph input types ----
 
-TEST(LoaderInput, SequenceTypedInput) {
+TEST(LoaderInput, SequenceTypedInputIsASequenceValue) {
   TempDir dir;
   ModelBuilder m = relu_model();
   onnx::ValueInfoProto& seq = *m.graph().add_input();
@@ -353,7 +353,19 @@ TEST(LoaderInput, SequenceTypedInput) {
       ->mutable_elem_type()
       ->mutable_tensor_type()
       ->set_elem_type(onnx::TensorProto::FLOAT);
-  expect_load_error(m.save(dir.path("m.onnx")), {"'seq'", "not a tensor"});
+  const ir::Graph g = load_model(m.save(dir.path("m.onnx"))).graph;
+  const ir::Value& v = value_named(g, "seq");
+  EXPECT_EQ(v.kind, ValueKind::kSequence);
+  EXPECT_EQ(v.dtype, DType::kF32);
+}
+
+TEST(LoaderInput, MapTypedInput) {
+  TempDir dir;
+  ModelBuilder m = relu_model();
+  onnx::ValueInfoProto& map = *m.graph().add_input();
+  map.set_name("map");
+  map.mutable_type()->mutable_map_type()->set_key_type(onnx::TensorProto::INT64);
+  expect_load_error(m.save(dir.path("m.onnx")), {"'map'", "not a tensor, sequence or optional"});
 }
 
 TEST(LoaderInput, StringTypedInput) {

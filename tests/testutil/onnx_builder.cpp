@@ -99,6 +99,10 @@ void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& valu
   *new_attr(node, name, onnx::AttributeProto::TENSOR).mutable_t() = to_proto(value);
 }
 
+void set_attr(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph) {
+  *new_attr(node, name, onnx::AttributeProto::GRAPH).mutable_g() = graph;
+}
+
 ModelBuilder::ModelBuilder(int64_t opset, int64_t ir_version) {
   model_.set_ir_version(ir_version);
   model_.set_producer_name("strata-tests");

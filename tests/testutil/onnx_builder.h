@@ -57,6 +57,8 @@ void set_attr(onnx::NodeProto& node, const std::string& name, const std::string&
 void set_attr(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void set_attr(onnx::NodeProto& node, const std::string& name, const std::vector<float>& values);
 void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& value);
+// A subgraph attribute (If branches, Loop and Scan bodies); build it with a ModelBuilder's graph().
+void set_attr(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph);
 
 // Builds a ModelProto step by step. Every add_* returns the proto it added for further tweaks.
 class ModelBuilder {

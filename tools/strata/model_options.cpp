@@ -40,6 +40,10 @@ void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
     sub->add_option("--algo-cache", o.algo_cache,
                     "file of fast-run choices: reused when made on this CPU with these versions, "
                     "written with --fast-run");
+    sub->add_option("--timeout", o.timeout,
+                    "stop a run that goes on past this many seconds (exit 2, naming the node "
+                    "reached; loops are checked every iteration)")
+        ->check(CLI::PositiveNumber);
   }
 }
 
@@ -104,6 +108,7 @@ runtime::SessionOptions session_options(const ModelOptions& o,
   options.layout = kernels::parse_layout_policy(o.layout);
   options.fast_kernels = o.fast_kernels;
   options.fast_run = o.fast_run;
+  options.timeout_seconds = o.timeout;
   if (!o.algo_cache.empty()) {
     if (!o.fast_kernels)
       fail("--algo-cache chooses fast kernels; it cannot go with --reference-kernels");
@@ -130,7 +135,7 @@ std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const Mo
 
 std::vector<runtime::InputSpec> BoundModel::specs() const {
   std::vector<runtime::InputSpec> specs;
-  for (const Tensor& t : inputs) specs.push_back({t.dtype(), t.shape()});
+  for (const Tensor& t : inputs) specs.push_back({t.dtype(), t.shape(), nullptr, t.kind()});
   return specs;
 }
 

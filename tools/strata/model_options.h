@@ -24,6 +24,7 @@ struct ModelOptions {
   bool fast_kernels = true;     // --reference-kernels clears it
   bool fast_run = false;        // --fast-run
   std::string algo_cache;       // --algo-cache FILE
+  double timeout = 0;           // --timeout SECONDS (0: none)
 };
 
 // Which option groups a command takes besides the model path, --shape and --dim.
@@ -31,7 +32,7 @@ enum ModelOptionGroups : unsigned {
   kShapesOnly = 0,
   kInputs = 1,   // --input, --seed
   kSession = 2,  // --threads, --max-memory, --layout, --no-optimize, --reference-kernels,
-                 // --fast-run, --algo-cache
+                 // --fast-run, --algo-cache, --timeout
   kAllModelOptions = kInputs | kSession,
   kNoModelPath = 8,  // the command takes the model path itself (compare: a model or two dumps)
 };
