@@ -10,4 +10,5 @@ STRATA_CONFORMANCE_RESULTS="$results" ./build/strata_tests --gtest_filter='Confo
   awk -F'\t' '$2 == "pass" { print $1 }' "$results" | sort
 } > tests/conformance/expected_passes.txt
 awk -F'\t' '{ n[$2]++ } END { for (k in n) printf "%s %d\n", k, n[k] }' "$results"
+python3 scripts/update_ops_doc.py "$results"  # the op list and the conformance table in docs/ops.md
 rm -f "$results"
