@@ -1,6 +1,7 @@
 // Element-wise ops of two inputs with numpy broadcasting: Add Sub Mul Div Mod Pow (arithmetic,
 // output of A's dtype), And Or Xor (bool), Equal Greater GreaterOrEqual Less LessOrEqual
-// (output bool).
+// (output bool), BitwiseAnd BitwiseOr BitwiseXor (integers) and BitShift (unsigned integers,
+// attribute direction LEFT or RIGHT; a shift by the type's width or more gives 0).
 //
 // Before opset 7 these ops broadcast only when attribute broadcast=1, and then B's shape is a
 // contiguous run of A's dims starting at attribute `axis` (suffix-aligned when absent); with
@@ -39,6 +40,10 @@ enum class Kind {
   kGreaterOrEqual,
   kLess,
   kLessOrEqual,
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
+  kBitShift,
 };
 
 struct Spec {
@@ -47,20 +52,34 @@ struct Spec {
 };
 
 constexpr Spec kSpecs[] = {
-    {"Add", Kind::kAdd},         {"Sub", Kind::kSub},
-    {"Mul", Kind::kMul},         {"Div", Kind::kDiv},
-    {"Mod", Kind::kMod},         {"Pow", Kind::kPow},
-    {"And", Kind::kAnd},         {"Or", Kind::kOr},
-    {"Xor", Kind::kXor},         {"Equal", Kind::kEqual},
-    {"Greater", Kind::kGreater}, {"GreaterOrEqual", Kind::kGreaterOrEqual},
-    {"Less", Kind::kLess},       {"LessOrEqual", Kind::kLessOrEqual},
+    {"Add", Kind::kAdd},
+    {"Sub", Kind::kSub},
+    {"Mul", Kind::kMul},
+    {"Div", Kind::kDiv},
+    {"Mod", Kind::kMod},
+    {"Pow", Kind::kPow},
+    {"And", Kind::kAnd},
+    {"Or", Kind::kOr},
+    {"Xor", Kind::kXor},
+    {"Equal", Kind::kEqual},
+    {"Greater", Kind::kGreater},
+    {"GreaterOrEqual", Kind::kGreaterOrEqual},
+    {"Less", Kind::kLess},
+    {"LessOrEqual", Kind::kLessOrEqual},
+    {"BitwiseAnd", Kind::kBitwiseAnd},
+    {"BitwiseOr", Kind::kBitwiseOr},
+    {"BitwiseXor", Kind::kBitwiseXor},
+    {"BitShift", Kind::kBitShift},
 };
 
 bool is_logical(Kind k) {
   return k == Kind::kAnd || k == Kind::kOr || k == Kind::kXor;
 }
 bool is_comparison(Kind k) {
-  return k >= Kind::kEqual;
+  return k >= Kind::kEqual && k <= Kind::kLessOrEqual;
+}
+bool is_bitwise(Kind k) {
+  return k >= Kind::kBitwiseAnd;
 }
 
 bool is_numeric(DType t) {
@@ -196,7 +215,14 @@ struct Operands {
 class BinaryOp final : public Op {
  public:
   BinaryOp(const NodeInfo& node, Kind kind)
-      : kind_(kind), fmod_(node.attr_int("fmod", 0) != 0), legacy_(node) {}
+      : kind_(kind), fmod_(node.attr_int("fmod", 0) != 0), legacy_(node) {
+    if (kind_ == Kind::kBitShift) {
+      const std::string direction = node.attr_string("direction");
+      if (direction != "LEFT" && direction != "RIGHT")
+        fail("attribute 'direction' must be LEFT or RIGHT, not '{}'", direction);
+      shift_left_ = direction == "LEFT";
+    }
+  }
 
   void infer(InferContext& ctx) const override {
     const DType a = ctx.dtype(0), b = ctx.dtype(1);
@@ -205,6 +231,10 @@ class BinaryOp final : public Op {
     bool supported;
     if (is_logical(kind_))
       supported = a == DType::kBool;
+    else if (kind_ == Kind::kBitShift)
+      supported = is_integer(a) && !is_signed(a);
+    else if (is_bitwise(kind_))
+      supported = is_integer(a);
     else if (kind_ == Kind::kEqual)
       supported = is_numeric(a) || a == DType::kBool;
     else if (kind_ == Kind::kPow)
@@ -236,6 +266,8 @@ class BinaryOp final : public Op {
     bool visited;
     if (is_logical(kind_))
       visited = run_logical(io);
+    else if (is_bitwise(kind_))
+      visited = visit_integer(a.dtype(), [&]<class T>(Type<T>) { run_bitwise<T>(io); });
     else if (is_comparison(kind_))
       visited = visit_all(a.dtype(), [&]<class T>(Type<T>) { run_comparison<T>(io); });
     else if (kind_ == Kind::kPow)
@@ -274,6 +306,24 @@ class BinaryOp final : public Op {
     }
   }
 
+  template <class T>
+  void run_bitwise(const Operands& io) const {
+    switch (kind_) {
+      case Kind::kBitwiseAnd: return io.map<T, T, T>([](T x, T y) { return T(x & y); });
+      case Kind::kBitwiseOr: return io.map<T, T, T>([](T x, T y) { return T(x | y); });
+      case Kind::kBitwiseXor: return io.map<T, T, T>([](T x, T y) { return T(x ^ y); });
+      case Kind::kBitShift:
+        if constexpr (std::is_unsigned_v<T>) {
+          constexpr T kBits = T(sizeof(T) * 8);
+          if (shift_left_)
+            return io.map<T, T, T>([](T x, T y) { return y >= kBits ? T(0) : T(x << y); });
+          return io.map<T, T, T>([](T x, T y) { return y >= kBits ? T(0) : T(x >> y); });
+        }
+        fail_internal("BitShift reached with a signed type");
+      default: fail_internal("not a bitwise op");
+    }
+  }
+
   bool run_logical(const Operands& io) const {
     if (io.a.dtype() != DType::kBool) return false;
     switch (kind_) {
@@ -297,6 +347,7 @@ class BinaryOp final : public Op {
 
   Kind kind_;
   bool fmod_;
+  bool shift_left_ = false;
   LegacyAlignment legacy_;
 };
 

@@ -1,10 +1,11 @@
 // Element-wise ops of one input: Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Erf Exp Floor
 // IsNaN Log Mish Neg Not Reciprocal Relu Round Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Tan
-// Tanh. Same shape out; IsNaN outputs bool.
+// Tanh, and BitwiseNot (integers). Same shape out; IsNaN outputs bool.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison and a library function (exp, log, sin, cos, tan, tanh, erf, sqrt) count as one.
-//   1: Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Erf Exp Floor IsNaN Log Neg Not
+//   1: Abs Acos Acosh Asin Asinh Atan Atanh BitwiseNot Ceil Cos Cosh Erf Exp Floor IsNaN Log Neg
+//   Not
 //      Reciprocal Relu Round Sign Sin Sinh Sqrt Tan Tanh
 //   3: Softplus (exp, add, log), Softsign (abs, add, divide)
 //   4: Sigmoid (negate, exp, add, divide)
@@ -28,6 +29,7 @@ enum class Kind {
   kAsinh,
   kAtan,
   kAtanh,
+  kBitwiseNot,
   kCosh,
   kMish,
   kSinh,
@@ -54,7 +56,7 @@ enum class Kind {
 };
 
 // The element types an op accepts (from the ONNX type constraints).
-enum class Types { kFloat, kSignedOrFloat, kNumeric, kBool };
+enum class Types { kFloat, kSignedOrFloat, kNumeric, kBool, kInteger };
 
 struct Spec {
   std::string_view op_type;
@@ -71,6 +73,7 @@ constexpr Spec kSpecs[] = {
     {"Asinh", Kind::kAsinh, Types::kFloat, 1},
     {"Atan", Kind::kAtan, Types::kFloat, 1},
     {"Atanh", Kind::kAtanh, Types::kFloat, 1},
+    {"BitwiseNot", Kind::kBitwiseNot, Types::kInteger, 1},
     {"Cosh", Kind::kCosh, Types::kFloat, 1},
     {"Mish", Kind::kMish, Types::kFloat, 5},
     {"Sinh", Kind::kSinh, Types::kFloat, 1},
@@ -102,6 +105,7 @@ bool accepts(Types types, DType t) {
     case Types::kSignedOrFloat: return is_float(t) || (is_integer(t) && is_signed(t));
     case Types::kNumeric: return is_float(t) || is_integer(t);
     case Types::kBool: return t == DType::kBool;
+    case Types::kInteger: return is_integer(t);
   }
   return false;
 }
@@ -118,6 +122,8 @@ void visit_types(DType t, F&& f) {
     }
   } else if constexpr (kTypes == Types::kFloat) {
     visited = visit_float(t, f);
+  } else if constexpr (kTypes == Types::kInteger) {
+    visited = visit_integer(t, f);
   } else {
     visited = visit_numeric(t, f);
   }
@@ -182,6 +188,8 @@ class UnaryOp final : public Op {
       case Kind::kAtan: return map_unary<kFloat>(x, y, [](auto v) { return std::atan(v); });
       case Kind::kAtanh: return map_unary<kFloat>(x, y, [](auto v) { return std::atanh(v); });
       case Kind::kCosh: return map_unary<kFloat>(x, y, [](auto v) { return std::cosh(v); });
+      case Kind::kBitwiseNot:
+        return map_unary<Types::kInteger>(x, y, [](auto v) { return decltype(v)(~v); });
       case Kind::kMish:
         return map_unary<kFloat>(x, y, [](auto v) { return v * std::tanh(softplus(v)); });
       case Kind::kSinh: return map_unary<kFloat>(x, y, [](auto v) { return std::sinh(v); });

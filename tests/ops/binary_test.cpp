@@ -169,5 +169,34 @@ TEST(Binary, LegacyBroadcastErrors) {
   EXPECT_THROW(run_op(mismatch), Error);
 }
 
+// BitwiseAnd/Or/Xor on integers with broadcasting; BitShift on unsigned integers, 0 past the
+// width; BitwiseNot (a unary op).
+TEST(Bitwise, AndOrXorShiftAndNot) {
+  auto call = [](const char* op, Tensor a, Tensor b,
+                 std::map<std::string, ir::Attribute> attrs = {}) {
+    OpCall c = op_call(op, 18, std::move(attrs));
+    c.inputs = {std::move(a), std::move(b)};
+    return run_op(c)[0].to_int64();
+  };
+  const Tensor a = Tensor::from<int32_t>({3}, {12, -1, 5});
+  const Tensor b = Tensor::from<int32_t>({1}, {10});
+  EXPECT_EQ(call("BitwiseAnd", a, b), (std::vector<int64_t>{8, 10, 0}));
+  EXPECT_EQ(call("BitwiseOr", a, b), (std::vector<int64_t>{14, -1, 15}));
+  EXPECT_EQ(call("BitwiseXor", a, b), (std::vector<int64_t>{6, -11, 15}));
+  const Tensor u = Tensor::from<uint8_t>({3}, {1, 16, 255});
+  const Tensor by = Tensor::from<uint8_t>({3}, {3, 2, 8});
+  EXPECT_EQ(call("BitShift", u, by, {{"direction", attr_string("LEFT")}}),
+            (std::vector<int64_t>{8, 64, 0}));
+  EXPECT_EQ(call("BitShift", u, by, {{"direction", attr_string("RIGHT")}}),
+            (std::vector<int64_t>{0, 4, 0}));
+  EXPECT_THROW(call("BitShift", u, by, {{"direction", attr_string("UP")}}), Error);
+  EXPECT_THROW(call("BitShift", a, b, {{"direction", attr_string("LEFT")}}), Error);  // signed
+  EXPECT_THROW(call("BitwiseAnd", Tensor::from<float>({1}, {1}), Tensor::from<float>({1}, {1})),
+               Error);
+  OpCall n = op_call("BitwiseNot", 18);
+  n.inputs = {Tensor::from<int16_t>({2}, {0, 5})};
+  EXPECT_EQ(run_op(n)[0].to_int64(), (std::vector<int64_t>{-1, -6}));
+}
+
 }  // namespace
 }  // namespace strata::test
