@@ -1,5 +1,5 @@
-// ReduceL1, ReduceL2, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum and
-// ReduceSumSquare: reduce a tensor over a set of axes (all axes when none are given).
+// ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd,
+// ReduceSum and ReduceSumSquare: reduce a tensor over a set of axes (all axes when none are given).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -12,11 +12,12 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind { kL1, kL2, kLogSumExp, kMax, kMean, kMin, kProd, kSum, kSumSquare };
+enum class Kind { kL1, kL2, kLogSum, kLogSumExp, kMax, kMean, kMin, kProd, kSum, kSumSquare };
 
 Kind kind_of(const std::string& op_type) {
   if (op_type == "ReduceL1") return Kind::kL1;
   if (op_type == "ReduceL2") return Kind::kL2;
+  if (op_type == "ReduceLogSum") return Kind::kLogSum;
   if (op_type == "ReduceLogSumExp") return Kind::kLogSumExp;
   if (op_type == "ReduceMax") return Kind::kMax;
   if (op_type == "ReduceMean") return Kind::kMean;
@@ -78,6 +79,7 @@ T reduce_values(Kind kind, Each&& each, int64_t count) {
   A acc = kind == Kind::kProd ? A(1) : A(0);
   switch (kind) {
     case Kind::kSum:
+    case Kind::kLogSum:
     case Kind::kMean: each([&](T v) { acc = wrap_add(acc, to_acc(v)); }); break;
     case Kind::kL1: each([&](T v) { acc = wrap_add(acc, abs_acc(to_acc(v))); }); break;
     case Kind::kL2:
@@ -110,6 +112,7 @@ T reduce_values(Kind kind, Each&& each, int64_t count) {
     }
   }
   if (kind == Kind::kL2) return saturate_cast<T>(std::sqrt(double(acc)));
+  if (kind == Kind::kLogSum) return saturate_cast<T>(std::log(double(acc)));
   if (kind == Kind::kMean) {
     if constexpr (is_float_like_v<T>)
       return from_acc<T>(acc / double(count));  // empty: NaN
@@ -178,6 +181,7 @@ class ReduceOp final : public Op {
       case Kind::kL1:
       case Kind::kSumSquare: per_input = 2; break;                  // abs/square, add
       case Kind::kL2: per_input = 2, per_output = 1; break;         // square, add; sqrt
+      case Kind::kLogSum: per_output = 1; break;                    // add; log
       case Kind::kMean: per_output = 1; break;                      // add; divide
       case Kind::kLogSumExp: per_input = 4, per_output = 2; break;  // max, sub, exp, add; log, add
       default: break;                                               // one add/mul/compare

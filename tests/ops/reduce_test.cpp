@@ -41,6 +41,13 @@ TEST(Reduce, EachOpWithAxesAttribute) {
   }
 }
 
+// ReduceLogSum: log of the sum (of positive values here; log of a negative sum is NaN).
+TEST(Reduce, LogSumIsTheLogOfTheSum) {
+  OpCall call{.op_type = "ReduceLogSum", .opset = 18, .attributes = {{"keepdims", attr_int(0)}}};
+  call.inputs = {Tensor::from<float>({2, 2}, {1, 2, 3, 4}), Tensor::from<int64_t>({1}, {0})};
+  expect_near(run_op(call)[0], {std::log(4.0f), std::log(6.0f)}, 1e-6f);
+}
+
 TEST(Reduce, EachOpWithAxesInputAndNegativeAxis) {
   for (const ReduceCase& c : kCases) {
     OpCall call{.op_type = c.op, .opset = 18, .attributes = {{"keepdims", attr_int(0)}}};
