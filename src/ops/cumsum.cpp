@@ -1,5 +1,6 @@
-// CumSum: running sums along the axis given by the second input, optionally exclusive (each
-// output leaves out its own element) and/or reversed (summing from the end).
+// CumSum and CumProd (opset 26): running sums (products) along the axis given by the second
+// input, optionally exclusive (each output leaves out its own element: the first is 0, or 1) and/or
+// reversed (from the end). Integers wrap around on overflow.
 #include "ops/op.h"
 #include "ops/reduce_util.h"
 
@@ -8,19 +9,23 @@ namespace strata::ops {
 namespace {
 
 template <class T>
-void cumsum_kernel(const Tensor& in, int64_t axis, bool exclusive, bool reverse, Tensor& out) {
+void cumulative_kernel(const Tensor& in, int64_t axis, bool product, bool exclusive, bool reverse,
+                       Tensor& out) {
   const AxisSplit s = split_at(in.shape(), axis, axis + 1);
   const T* x = in.data<T>();
   T* y = out.data<T>();
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
-      acc_t<T> sum = 0;
+      acc_t<T> acc = product ? 1 : 0;
+      auto fold = [&](acc_t<T> value) {
+        acc = product ? wrap_mul(acc, value) : wrap_add(acc, value);
+      };
       for (int64_t step = 0; step < s.n; ++step) {
         const int64_t at = s.offset(o, reverse ? s.n - 1 - step : step, i);
         const acc_t<T> value = to_acc(x[at]);  // read before writing: y may alias x
-        if (!exclusive) sum = wrap_add(sum, value);
-        y[at] = from_acc<T>(sum);
-        if (exclusive) sum = wrap_add(sum, value);
+        if (!exclusive) fold(value);
+        y[at] = from_acc<T>(acc);
+        if (exclusive) fold(value);
       }
     }
   }
@@ -42,7 +47,8 @@ int64_t axis_from(const Tensor& axis_tensor, int64_t rank) {
 class CumSumOp final : public Op {
  public:
   explicit CumSumOp(const NodeInfo& node)
-      : exclusive_(node.attr_int("exclusive", 0) != 0),
+      : product_(node.op_type() == "CumProd"),
+        exclusive_(node.attr_int("exclusive", 0) != 0),
         reverse_(node.attr_int("reverse", 0) != 0) {}
 
   void infer(InferContext& ctx) const override {
@@ -59,7 +65,7 @@ class CumSumOp final : public Op {
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
     Cost c = data_movement_cost(ctx);
-    c.flops = ctx.numel_in(0);  // one add per element
+    c.flops = ctx.numel_in(0);  // one add (multiply) per element
     return c;
   }
 
@@ -67,11 +73,12 @@ class CumSumOp final : public Op {
     const Tensor& in = ctx.input(0);
     const int64_t axis = axis_from(ctx.input(1), in.rank());
     visit_numeric(in.dtype(), [&]<class T>(Type<T>) {
-      cumsum_kernel<T>(in, axis, exclusive_, reverse_, ctx.output(0));
+      cumulative_kernel<T>(in, axis, product_, exclusive_, reverse_, ctx.output(0));
     });
   }
 
  private:
+  bool product_;
   bool exclusive_;
   bool reverse_;
 };

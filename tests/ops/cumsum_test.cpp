@@ -51,5 +51,19 @@ TEST(CumSum, Errors) {
   EXPECT_THROW(run_op(float_axis), Error);
 }
 
+// CumProd: running products; exclusive starts at 1; reverse from the end.
+TEST(CumProd, RunningProductsExclusiveAndReverse) {
+  auto cumprod = [](int64_t exclusive, int64_t reverse) {
+    OpCall call = op_call("CumProd", 26,
+                          {{"exclusive", attr_int(exclusive)}, {"reverse", attr_int(reverse)}});
+    call.inputs = {Tensor::from<float>({4}, {1, 2, 3, 4}), Tensor::from<int64_t>({}, {0})};
+    return run_op(call)[0].to_double();
+  };
+  EXPECT_EQ(cumprod(0, 0), (std::vector<double>{1, 2, 6, 24}));
+  EXPECT_EQ(cumprod(1, 0), (std::vector<double>{1, 1, 2, 6}));
+  EXPECT_EQ(cumprod(0, 1), (std::vector<double>{24, 24, 12, 4}));
+  EXPECT_EQ(cumprod(1, 1), (std::vector<double>{24, 12, 4, 1}));
+}
+
 }  // namespace
 }  // namespace strata::test
