@@ -1,5 +1,6 @@
-// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
-// each row of the flattened tail is normalised; from opset 13 only the single `axis` (default -1).
+// Softmax, LogSoftmax and Hardmax (1 at the first maximum, 0 elsewhere). Before opset 13 the input
+// is coerced to 2-D at `axis` (default 1) and each row of the flattened tail is normalised; from
+// opset 13 only the single `axis` (default -1).
 #include "ops/softmax.h"
 
 #include <cmath>
@@ -32,12 +33,27 @@ void softmax_kernel(const Tensor& in, const AxisSplit& s, bool log, Tensor& out)
   }
 }
 
+template <class T>
+void hardmax_kernel(const Tensor& in, const AxisSplit& s, Tensor& out) {
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t i = 0; i < s.inner; ++i) {
+      int64_t best = 0;
+      for (int64_t j = 1; j < s.n; ++j)
+        if (double(x[s.offset(o, j, i)]) > double(x[s.offset(o, best, i)])) best = j;
+      for (int64_t j = 0; j < s.n; ++j) y[s.offset(o, j, i)] = T(j == best ? 1.0f : 0.0f);
+    }
+}
+
 class SoftmaxOp final : public Op {
  public:
   SoftmaxAttributes attributes() const { return {log_, coerce_2d_, axis_}; }
+  bool is_hardmax() const { return hard_; }
 
   explicit SoftmaxOp(const NodeInfo& node)
       : log_(node.op_type() == "LogSoftmax"),
+        hard_(node.op_type() == "Hardmax"),
         coerce_2d_(node.opset() < 13),
         axis_(node.attr_int("axis", node.opset() < 13 ? 1 : -1)) {}
 
@@ -49,16 +65,21 @@ class SoftmaxOp final : public Op {
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
-    // Per element: max, subtract, exp, add, and a divide (Softmax) or subtract (LogSoftmax).
-    return elementwise_cost(ctx, 5);
+    // Per element: max, subtract, exp, add, and a divide (Softmax) or subtract (LogSoftmax);
+    // Hardmax: one comparison.
+    return elementwise_cost(ctx, hard_ ? 1 : 5);
   }
 
   void run(KernelContext& ctx) const override {
     const Tensor& in = ctx.input(0);
     const auto [begin, end] = normalized_range(in.rank());
     const AxisSplit s = split_at(in.shape(), begin, end);
-    visit_float(in.dtype(),
-                [&]<class T>(Type<T>) { softmax_kernel<T>(in, s, log_, ctx.output(0)); });
+    visit_float(in.dtype(), [&]<class T>(Type<T>) {
+      if (hard_)
+        hardmax_kernel<T>(in, s, ctx.output(0));
+      else
+        softmax_kernel<T>(in, s, log_, ctx.output(0));
+    });
   }
 
  private:
@@ -74,6 +95,7 @@ class SoftmaxOp final : public Op {
   }
 
   bool log_;
+  bool hard_;
   bool coerce_2d_;
   int64_t axis_;
 };
@@ -82,7 +104,7 @@ class SoftmaxOp final : public Op {
 
 std::optional<SoftmaxAttributes> softmax_attributes(const Op& op) {
   const auto* softmax = dynamic_cast<const SoftmaxOp*>(&op);
-  if (!softmax) return std::nullopt;
+  if (!softmax || softmax->is_hardmax()) return std::nullopt;
   return softmax->attributes();
 }
 

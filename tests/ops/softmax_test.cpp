@@ -71,5 +71,15 @@ TEST(Softmax, Errors) {
   EXPECT_THROW(run_op(integer), Error);
 }
 
+// Hardmax: 1 at the first maximum along the axis (ties go to the first), 0 elsewhere.
+TEST(Hardmax, OneAtTheFirstMaximum) {
+  OpCall call = op_call("Hardmax", 13, {{"axis", attr_int(0)}});
+  call.inputs = {Tensor::from<float>({3, 2}, {1, 5, 3, 5, 3, -1})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{0, 1, 1, 0, 0, 0}));
+  OpCall old = op_call("Hardmax", 11);  // before 13: rows of the flattened tail from axis 1
+  old.inputs = {Tensor::from<float>({1, 2, 2}, {0, 2, 7, 2})};
+  EXPECT_EQ(run_op(old)[0].to_double(), (std::vector<double>{0, 0, 1, 0}));
+}
+
 }  // namespace
 }  // namespace strata::test
