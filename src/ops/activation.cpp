@@ -1,12 +1,13 @@
 // Activations with attributes or extra inputs: Clip Elu Gelu HardSigmoid HardSwish LeakyRelu
-// Selu PRelu. The output has the shape and dtype of input 0.
+// Selu Swish (x * sigmoid(alpha * x), opset 24) PRelu. The output has the shape and dtype of
+// input 0.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison, min, max and a library function (exp, erf, tanh) count as one.
 //   Clip 2 (max with min, min with max)        LeakyRelu 2 (compare, multiply)
 //   PRelu 2 (compare, multiply)                HardSigmoid 4 (multiply, add, min, max)
 //   Elu 4 (compare, exp, subtract, multiply)   HardSwish 5 (HardSigmoid's 4, multiply)
-//   Selu 5 (compare, exp, subtract, 2 multiplies)
+//   Selu 5 (compare, exp, subtract, 2 multiplies)  Swish 5 (Sigmoid's 4, multiply)
 //   Gelu 5 (scale, erf, add, 2 multiplies); approximate=tanh 9 (cube: 2, scale, add, scale,
 //   tanh, add, 2 multiplies)
 #include "ops/activation.h"
@@ -51,7 +52,7 @@ C no_upper_bound() {
 // Elu, Gelu, HardSigmoid, HardSwish, LeakyRelu, Selu: float inputs, float attributes.
 class FloatActivationOp final : public Op {
  public:
-  enum class Kind { kElu, kGelu, kGeluTanh, kHardSigmoid, kHardSwish, kLeakyRelu, kSelu };
+  enum class Kind { kElu, kGelu, kGeluTanh, kHardSigmoid, kHardSwish, kLeakyRelu, kSelu, kSwish };
 
   std::optional<ActivationOfOp> activation() const {
     using K = ActivationKind;
@@ -63,6 +64,9 @@ class FloatActivationOp final : public Op {
       case Kind::kHardSwish: return ActivationOfOp{{K::kHardSwish}};
       case Kind::kLeakyRelu: return ActivationOfOp{{K::kLeakyRelu, alpha_}};
       case Kind::kSelu: return std::nullopt;
+      case Kind::kSwish:
+        if (alpha_ == 1.0f) return ActivationOfOp{{K::kSilu}};
+        return std::nullopt;
     }
     return std::nullopt;
   }
@@ -88,6 +92,9 @@ class FloatActivationOp final : public Op {
     } else if (type == "LeakyRelu") {
       kind_ = Kind::kLeakyRelu;
       alpha_ = node.attr_float("alpha", 0.01f);
+    } else if (type == "Swish") {
+      kind_ = Kind::kSwish;
+      alpha_ = node.attr_float("alpha", 1.0f);
     } else if (type == "Selu") {
       kind_ = Kind::kSelu;
       alpha_ = node.attr_float("alpha", 1.67326319217681884765625f);
@@ -110,6 +117,7 @@ class FloatActivationOp final : public Op {
       case Kind::kHardSigmoid: return elementwise_cost(ctx, 4);
       case Kind::kHardSwish:
       case Kind::kSelu:
+      case Kind::kSwish:
       case Kind::kGelu: return elementwise_cost(ctx, 5);
       case Kind::kGeluTanh: return elementwise_cost(ctx, 9);
     }
@@ -140,6 +148,7 @@ class FloatActivationOp final : public Op {
         case Kind::kSelu:
           return map(
               [=](C v) { return v > 0 ? gamma * v : gamma * (alpha * std::exp(v) - alpha); });
+        case Kind::kSwish: return map([=](C v) { return v / (1 + std::exp(-alpha * v)); });
       }
     });
     if (!visited) fail_internal("activation kernel reached with dtype {}", dtype_name(x.dtype()));

@@ -32,6 +32,8 @@ TEST(Activation, FloatActivationsMatchNumpy) {
       {"Selu",
        {{"alpha", attr_float(2)}, {"gamma", attr_float(3)}},
        {-5.187988f, -2.360816f, 0, 4.5f}},
+      {"Swish", {}, {-0.2384058f, -0.1887703f, 0, 1.226362f}},
+      {"Swish", {{"alpha", attr_float(0.5f)}}, {-0.5378828f, -0.2189117f, 0, 1.018768f}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op_type);
