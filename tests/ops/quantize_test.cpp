@@ -1,0 +1,63 @@
+// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear (src/ops/quantize.cpp): rounding half
+// to even, saturation, per-axis and blocked parameters, and bad scales.
+#include "ops/op_test_util.h"
+
+namespace strata::test {
+namespace {
+
+std::vector<int64_t> quantize(Tensor x, Tensor scale, Tensor zp,
+                              std::map<std::string, ir::Attribute> attrs = {}) {
+  OpCall call = op_call("QuantizeLinear", 21, std::move(attrs));
+  call.inputs = {std::move(x), std::move(scale), std::move(zp)};
+  return run_op(call)[0].to_int64();
+}
+
+TEST(QuantizeLinear, RoundsHalfToEvenAndSaturates) {
+  const Tensor x = Tensor::from<float>({6}, {0.5f, 1.5f, 2.5f, -0.5f, 300, -300});
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<uint8_t>({}, {0})),
+            (std::vector<int64_t>{0, 2, 2, 0, 255, 0}));
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<int8_t>({}, {1})),
+            (std::vector<int64_t>{1, 3, 3, 1, 127, -128}));
+}
+
+TEST(QuantizeLinear, PerAxisAndBlockedParameters) {
+  const Tensor x = Tensor::from<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  // Per axis 0: row scales 1 and 2.
+  EXPECT_EQ(quantize(x, Tensor::from<float>({2}, {1, 2}), Tensor::from<int16_t>({2}, {0, 10}),
+                     {{"axis", attr_int(0)}}),
+            (std::vector<int64_t>{1, 2, 3, 4, 12, 13, 14, 14}));
+  // Blocks of 2 along axis 1: scales [[1, 2], [4, 8]].
+  EXPECT_EQ(quantize(x, Tensor::from<float>({2, 2}, {1, 2, 4, 8}),
+                     Tensor::from<uint8_t>({2, 2}, {0, 0, 0, 0}),
+                     {{"axis", attr_int(1)}, {"block_size", attr_int(2)}}),
+            (std::vector<int64_t>{1, 2, 2, 2, 1, 2, 1, 1}));
+}
+
+TEST(QuantizeLinear, BadScalesAndShapesFailNamingTheInput) {
+  const Tensor x = Tensor::from<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_THROW(quantize(x, Tensor::from<float>({}, {0}), Tensor::from<uint8_t>({}, {0})), Error);
+  EXPECT_THROW(quantize(x, Tensor::from<float>({}, {-1}), Tensor::from<uint8_t>({}, {0})), Error);
+  EXPECT_THROW(quantize(x, Tensor::from<float>({2}, {1, 1}), Tensor::from<uint8_t>({2}, {0, 0})),
+               Error);  // axis 1 has 3 elements
+  EXPECT_THROW(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<int32_t>({}, {0})), Error);
+}
+
+TEST(DequantizeLinear, SubtractsTheZeroPointAndScales) {
+  OpCall call = op_call("DequantizeLinear", 21, {{"axis", attr_int(0)}});
+  call.inputs = {Tensor::from<int8_t>({2, 2}, {-128, 0, 10, 127}),
+                 Tensor::from<float>({2}, {0.5f, 2}), Tensor::from<int8_t>({2}, {0, 10})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{-64, 0, 0, 234}));
+}
+
+TEST(DynamicQuantizeLinear, RangeIncludesZero) {
+  OpCall call = op_call("DynamicQuantizeLinear", 11);
+  call.inputs = {Tensor::from<float>({4}, {1, 2, 3, 5.1f})};  // min 0 (zero is always in range)
+  call.num_outputs = 3;
+  const std::vector<Tensor> out = run_op(call);
+  EXPECT_FLOAT_EQ(float(out[1].to_double()[0]), 5.1f / 255);
+  EXPECT_EQ(out[2].to_int64(), std::vector<int64_t>{0});
+  EXPECT_EQ(out[0].to_int64(), (std::vector<int64_t>{50, 100, 150, 255}));
+}
+
+}  // namespace
+}  // namespace strata::test
