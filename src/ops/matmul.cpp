@@ -1,7 +1,10 @@
-// MatMul with numpy semantics: a 1-D A is a row [1, K] and a 1-D B a column [K, 1] (the added
-// dim is dropped from the result); dims before the last two broadcast as batches.
+// MatMul, MatMulInteger and QLinearMatMul. MatMul with numpy semantics: a 1-D A is a row [1, K] and
+// a 1-D B a column [K, 1] (the added dim is dropped from the result); dims before the last two
+// broadcast as batches.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 
 #include "ops/broadcast.h"
 #include "ops/op.h"
@@ -125,9 +128,105 @@ class MatMulOp final : public Op {
   }
 };
 
+// MatMulInteger: int32 (A - a_zero_point) x (B - b_zero_point) on int8/uint8 operands, a zero
+// point per tensor or per row of A / per column of B. QLinearMatMul: the same product scaled by
+// a_scale * b_scale / y_scale (per tensor, or per row / column), rounded half to even, plus
+// y_zero_point, saturated to y's type. Products accumulate in int64 (exact); the scaling is
+// float32's multiplier applied in double, as ONNX's reference does it.
+class QuantizedMatMulOp final : public Op {
+ public:
+  explicit QuantizedMatMulOp(const NodeInfo& node) : qlinear_(node.op_type() == "QLinearMatMul") {}
+
+  void infer(InferContext& ctx) const override {
+    const size_t a = 0, b = qlinear_ ? 3 : 1;
+    for (size_t i : {a, b})
+      if (ctx.dtype(i) != DType::kI8 && ctx.dtype(i) != DType::kU8)
+        fail("input {} has dtype {}; int8 or uint8 is needed", i, dtype_name(ctx.dtype(i)));
+    for (size_t i : zero_points())
+      if (ctx.has_input(i) && ctx.dtype(i) != ctx.dtype(i == zero_points()[0] ? a : b))
+        fail("zero point {} has dtype {} but its operand has {}", i, dtype_name(ctx.dtype(i)),
+             dtype_name(ctx.dtype(i == zero_points()[0] ? a : b)));
+    const MatMulShapes s = matmul_shapes(ctx.shape(a), ctx.shape(b));
+    if (!qlinear_) return ctx.set_output(0, DType::kI32, s.out);
+    for (size_t i : {size_t(1), size_t(4), size_t(6)})
+      if (!is_float(ctx.dtype(i))) fail("scale {} has dtype {}", i, dtype_name(ctx.dtype(i)));
+    if (ctx.dtype(7) != DType::kI8 && ctx.dtype(7) != DType::kU8)
+      fail("y_zero_point has dtype {}; int8 or uint8 is needed", dtype_name(ctx.dtype(7)));
+    ctx.set_output(0, ctx.dtype(7), s.out);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    const MatMulShapes s = matmul_shapes(ctx.input(0).shape, ctx.input(qlinear_ ? 3 : 1).shape);
+    Cost c = data_movement_cost(ctx);
+    c.macs = double(s.batch.numel().value()) * double(s.m.value()) * double(s.k.value()) *
+             double(s.n.value());
+    c.flops = 2 * c.macs + (qlinear_ ? 3 * ctx.numel_out(0) : 0);  // scale, round, add
+    c.param_bytes = constant_input_bytes(ctx);
+    return c;
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(qlinear_ ? 3 : 1);
+    const Tensor a_wide = centred(a, zero_point(ctx, zero_points()[0]), true);
+    const Tensor b_wide = centred(b, zero_point(ctx, zero_points()[1]), false);
+    Tensor product = Tensor::zeros(DType::kI64, ctx.output(0).shape());
+    matmul_kernel<int64_t>(a_wide, b_wide, product);
+    const int64_t* p = product.data<int64_t>();
+    Tensor& y = ctx.output(0);
+    if (!qlinear_) {
+      for (int64_t i = 0; i < y.numel(); ++i) y.data<int32_t>()[i] = int32_t(p[i]);
+      return;
+    }
+    const std::vector<double> a_scale = ctx.input(1).to_double(),
+                              b_scale = ctx.input(4).to_double();
+    const float y_scale = float(ctx.input(6).to_double()[0]);
+    const double y_zp = ctx.input(7).to_double()[0];
+    const int64_t n = y.rank() >= 1 && b.rank() > 1 ? y.dim(y.rank() - 1) : 1;
+    const int64_t m = y.rank() >= 2 && a.rank() > 1 ? y.dim(y.rank() - 2) : 1;
+    visit_integer(y.dtype(), [&]<class Q>(Type<Q>) {
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        const float sa = float(a_scale[a_scale.size() == 1 ? 0 : size_t((i / n) % m)]);
+        const float sb = float(b_scale[b_scale.size() == 1 ? 0 : size_t(i % n)]);
+        const float multiplier = sa * sb / y_scale;
+        const double v = std::nearbyint(double(p[i]) * double(multiplier)) + y_zp;
+        y.data<Q>()[i] = Q(std::clamp(v, double(std::numeric_limits<Q>::lowest()),
+                                      double(std::numeric_limits<Q>::max())));
+      }
+    });
+  }
+
+ private:
+  std::array<size_t, 2> zero_points() const {
+    return qlinear_ ? std::array<size_t, 2>{2, 5} : std::array<size_t, 2>{2, 3};
+  }
+  static std::vector<int64_t> zero_point(const KernelContext& ctx, size_t i) {
+    return ctx.has_input(i) ? ctx.input(i).to_int64() : std::vector<int64_t>{0};
+  }
+  // x - zero point as int64, the zero point per tensor or per row (A) / column (B).
+  static Tensor centred(const Tensor& x, const std::vector<int64_t>& zp, bool rows) {
+    Tensor wide = Tensor::zeros(DType::kI64, x.shape());
+    const std::vector<int64_t> v = x.to_int64();
+    const int64_t cols = x.rank() >= 1 ? x.dim(x.rank() - 1) : 1;
+    const int64_t row_count = x.rank() >= 2 ? x.dim(x.rank() - 2) : 1;
+    const int64_t per = rows ? row_count : cols;
+    if (zp.size() != 1 && int64_t(zp.size()) != per)
+      fail("a zero point holds {} values; one or {} are needed", zp.size(), per);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const size_t at = zp.size() == 1 ? 0 : size_t(rows ? (i / cols) % row_count : i % cols);
+      wide.data<int64_t>()[i] = v[size_t(i)] - zp[at];
+    }
+    return wide;
+  }
+
+  bool qlinear_;
+};
+
 }  // namespace
 
 std::unique_ptr<Op> make_matmul(const NodeInfo& node) {
+  if (node.op_type() == "MatMulInteger" || node.op_type() == "QLinearMatMul")
+    return std::make_unique<QuantizedMatMulOp>(node);
   return std::make_unique<MatMulOp>(node);
 }
 

@@ -59,5 +59,27 @@ TEST(DynamicQuantizeLinear, RangeIncludesZero) {
   EXPECT_EQ(out[0].to_int64(), (std::vector<int64_t>{50, 100, 150, 255}));
 }
 
+// MatMulInteger: int32 products of zero-point-centred uint8/int8 operands (zero point per row
+// of A here); QLinearMatMul scales, rounds half to even and saturates.
+TEST(QuantizedMatMul, IntegerProductsAndRequantization) {
+  OpCall integer = op_call("MatMulInteger", 10);
+  integer.inputs = {Tensor::from<uint8_t>({2, 2}, {1, 2, 3, 4}),
+                    Tensor::from<uint8_t>({2, 1}, {5, 6}), Tensor::from<uint8_t>({2}, {1, 3}),
+                    Tensor::from<uint8_t>({}, {5})};
+  const Tensor y = run_op(integer)[0];
+  EXPECT_EQ(y.dtype(), DType::kI32);
+  EXPECT_EQ(y.to_int64(), (std::vector<int64_t>{1, 1}));  // (0·0 + 1·1), (0·0 + 1·1)
+  OpCall q = op_call("QLinearMatMul", 21);
+  q.inputs = {
+      Tensor::from<uint8_t>({1, 2}, {10, 20}), Tensor::from<float>({}, {0.5f}),
+      Tensor::from<uint8_t>({}, {0}),          Tensor::from<uint8_t>({2, 2}, {1, 2, 3, 200}),
+      Tensor::from<float>({}, {0.25f}),        Tensor::from<uint8_t>({}, {0}),
+      Tensor::from<float>({}, {1.0f}),         Tensor::from<uint8_t>({}, {3})};
+  // [10 20] x [[1 2] [3 200]] = [70 4020]; x 0.125 = [8.75 502.5] -> [9 502] + 3 -> [12 255].
+  EXPECT_EQ(run_op(q)[0].to_int64(), (std::vector<int64_t>{12, 255}));
+  integer.inputs[1] = Tensor::from<float>({2, 1}, {5, 6});
+  EXPECT_THROW(run_op(integer), Error);
+}
+
 }  // namespace
 }  // namespace strata::test
