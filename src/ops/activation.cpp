@@ -1,5 +1,5 @@
 // Activations with attributes or extra inputs: Clip Elu Gelu HardSigmoid HardSwish LeakyRelu
-// Selu Swish (x * sigmoid(alpha * x), opset 24) PRelu. The output has the shape and dtype of
+// Selu Shrink Swish (x * sigmoid(alpha * x), opset 24) PRelu. The output has the shape and dtype of
 // input 0.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
@@ -8,6 +8,7 @@
 //   PRelu 2 (compare, multiply)                HardSigmoid 4 (multiply, add, min, max)
 //   Elu 4 (compare, exp, subtract, multiply)   HardSwish 5 (HardSigmoid's 4, multiply)
 //   Selu 5 (compare, exp, subtract, 2 multiplies)  Swish 5 (Sigmoid's 4, multiply)
+//   Shrink 3 (2 compares, add or subtract)
 //   Gelu 5 (scale, erf, add, 2 multiplies); approximate=tanh 9 (cube: 2, scale, add, scale,
 //   tanh, add, 2 multiplies)
 #include "ops/activation.h"
@@ -52,7 +53,17 @@ C no_upper_bound() {
 // Elu, Gelu, HardSigmoid, HardSwish, LeakyRelu, Selu: float inputs, float attributes.
 class FloatActivationOp final : public Op {
  public:
-  enum class Kind { kElu, kGelu, kGeluTanh, kHardSigmoid, kHardSwish, kLeakyRelu, kSelu, kSwish };
+  enum class Kind {
+    kElu,
+    kGelu,
+    kGeluTanh,
+    kHardSigmoid,
+    kHardSwish,
+    kLeakyRelu,
+    kSelu,
+    kShrink,
+    kSwish
+  };
 
   std::optional<ActivationOfOp> activation() const {
     using K = ActivationKind;
@@ -63,7 +74,8 @@ class FloatActivationOp final : public Op {
       case Kind::kHardSigmoid: return ActivationOfOp{{K::kHardSigmoid, alpha_, beta_}};
       case Kind::kHardSwish: return ActivationOfOp{{K::kHardSwish}};
       case Kind::kLeakyRelu: return ActivationOfOp{{K::kLeakyRelu, alpha_}};
-      case Kind::kSelu: return std::nullopt;
+      case Kind::kSelu:
+      case Kind::kShrink: return std::nullopt;
       case Kind::kSwish:
         if (alpha_ == 1.0f) return ActivationOfOp{{K::kSilu}};
         return std::nullopt;
@@ -92,6 +104,10 @@ class FloatActivationOp final : public Op {
     } else if (type == "LeakyRelu") {
       kind_ = Kind::kLeakyRelu;
       alpha_ = node.attr_float("alpha", 0.01f);
+    } else if (type == "Shrink") {  // x + bias below -lambd, x - bias above lambd, else 0
+      kind_ = Kind::kShrink;
+      alpha_ = node.attr_float("lambd", 0.5f);
+      beta_ = node.attr_float("bias", 0.0f);
     } else if (type == "Swish") {
       kind_ = Kind::kSwish;
       alpha_ = node.attr_float("alpha", 1.0f);
@@ -113,6 +129,7 @@ class FloatActivationOp final : public Op {
   std::optional<Cost> cost(const CostContext& ctx) const override {
     switch (kind_) {
       case Kind::kLeakyRelu: return elementwise_cost(ctx, 2);
+      case Kind::kShrink: return elementwise_cost(ctx, 3);
       case Kind::kElu:
       case Kind::kHardSigmoid: return elementwise_cost(ctx, 4);
       case Kind::kHardSwish:
@@ -149,6 +166,8 @@ class FloatActivationOp final : public Op {
           return map(
               [=](C v) { return v > 0 ? gamma * v : gamma * (alpha * std::exp(v) - alpha); });
         case Kind::kSwish: return map([=](C v) { return v / (1 + std::exp(-alpha * v)); });
+        case Kind::kShrink:
+          return map([=](C v) { return v < -alpha ? v + beta : (v > alpha ? v - beta : C(0)); });
       }
     });
     if (!visited) fail_internal("activation kernel reached with dtype {}", dtype_name(x.dtype()));
