@@ -1,6 +1,7 @@
 // Element-wise ops of one input: Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Erf Exp Floor
 // IsNaN Log Mish Neg Not Reciprocal Relu Round Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Tan
-// Tanh, and BitwiseNot (integers). Same shape out; IsNaN outputs bool.
+// Tanh, and BitwiseNot (integers). Same shape out; IsNaN outputs bool, as does IsInf (attributes
+// detect_negative and detect_positive choose which infinities count).
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison and a library function (exp, log, sin, cos, tan, tanh, erf, sqrt) count as one.
@@ -233,9 +234,41 @@ class UnaryOp final : public Op {
   const Spec& spec_;
 };
 
+class IsInfOp final : public Op {
+ public:
+  explicit IsInfOp(const NodeInfo& node)
+      : negative_(node.attr_int("detect_negative", 1) != 0),
+        positive_(node.attr_int("detect_positive", 1) != 0) {}
+
+  void infer(InferContext& ctx) const override {
+    const Meta& x = ctx.input(0);
+    if (!is_float(x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
+    ctx.set_output(0, DType::kBool, x.shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return elementwise_cost(ctx, 1);
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    const bool negative = negative_, positive = positive_;
+    visit_float(x.dtype(), [&]<class T>(Type<T>) {
+      broadcast_map(
+          y.data<bool>(), y.shape(),
+          [=](auto v) { return std::isinf(v) && (v < 0 ? negative : positive); }, operand<T>(x));
+    });
+  }
+
+ private:
+  bool negative_, positive_;
+};
+
 }  // namespace
 
 std::unique_ptr<Op> make_unary(const NodeInfo& node) {
+  if (node.op_type() == "IsInf") return std::make_unique<IsInfOp>(node);
   for (const Spec& spec : kSpecs)
     if (spec.op_type == node.op_type()) return std::make_unique<UnaryOp>(spec);
   fail_internal("make_unary called for op type {}", node.op_type());

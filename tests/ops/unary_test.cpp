@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 
 #include "ops/op_test_util.h"
 
@@ -74,6 +75,21 @@ TEST(Unary, IsNaNOutputsBool) {
   std::vector<Tensor> out = run_op(unary("IsNaN", Tensor::from<float>({3}, {1, kNaN, -INFINITY})));
   ASSERT_EQ(out[0].dtype(), DType::kBool);
   EXPECT_EQ(values_of<bool>(out[0]), (std::vector<bool>{false, true, false}));
+}
+
+TEST(Unary, IsInfDetectsTheChosenInfinities) {
+  const Tensor x = Tensor::from<float>({4}, {1, INFINITY, -INFINITY, kNaN});
+  for (const auto& [negative, positive, expected] :
+       std::vector<std::tuple<int64_t, int64_t, std::vector<int64_t>>>{
+           {1, 1, {0, 1, 1, 0}}, {0, 1, {0, 1, 0, 0}}, {1, 0, {0, 0, 1, 0}}}) {
+    OpCall call =
+        op_call("IsInf", 20,
+                {{"detect_negative", attr_int(negative)}, {"detect_positive", attr_int(positive)}});
+    call.inputs = {x};
+    const Tensor y = run_op(call)[0];
+    EXPECT_EQ(y.dtype(), DType::kBool);
+    EXPECT_EQ(y.to_int64(), expected);
+  }
 }
 
 TEST(Unary, NotNegatesBool) {
