@@ -1,15 +1,17 @@
-// AveragePool and MaxPool over the spatial axes of [N, C, D1..Dn], with strides, dilations,
+// AveragePool, MaxPool and LpPool over the spatial axes of [N, C, D1..Dn], with strides, dilations,
 // explicit or automatic pads and ceil_mode. AveragePool divides by the number of window elements
 // inside the input (count_include_pad=0) or inside the padded input (count_include_pad=1); the part
 // of a ceil_mode window past the end padding never counts (as in ONNX 1.17+ and PyTorch; the ONNX
 // 1.16 reference divided by the whole kernel size there).
 // MaxPool ignores padding and can also output Indices: the flat position of each maximum in X,
 // over its spatial axes in row-major (storage_order=0) or column-major (storage_order=1) order,
-// plus the offset of its (n, c) plane.
+// plus the offset of its (n, c) plane. LpPool: (sum of |x|^p over the window's elements inside the
+// input)^(1/p), p from attribute p (default 2).
 // Cost: one FLOP per window element per output (prod(kernel) * numel(Y)); bytes read and written.
 #include "ops/pool.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ops/conv_geometry.h"
 
@@ -59,17 +61,20 @@ struct PoolPlan {
 
 class PoolOp final : public Op {
  public:
+  bool is_lp() const { return lp_ > 0; }
   PoolAttributes attributes() const {
     return {is_max_, &attrs_, count_include_pad_, want_indices_};
   }
 
   explicit PoolOp(const NodeInfo& node)
       : is_max_(node.op_type() == "MaxPool"),
+        lp_(node.op_type() == "LpPool" ? node.attr_int("p", 2) : 0),
         attrs_(node),
         count_include_pad_(node.attr_int("count_include_pad", 0) != 0),
         column_major_(node.attr_int("storage_order", 0) != 0),
         want_indices_(node.has_output(1)) {
     if (!attrs_.has_kernel_shape()) fail("required attribute 'kernel_shape' is missing");
+    if (node.op_type() == "LpPool" && lp_ <= 0) fail("attribute 'p' must be positive, got {}", lp_);
     const int64_t storage_order = node.attr_int("storage_order", 0);
     if (storage_order != 0 && storage_order != 1)
       fail("attribute 'storage_order' must be 0 or 1, got {}", storage_order);
@@ -99,6 +104,8 @@ class PoolOp final : public Op {
     const PoolPlan& plan = plan_for(x, ctx.output(0));
     if (is_max_) {
       visit_numeric(x.dtype(), [&]<class T>(Type<T>) { max_pool<T>(ctx, plan); });
+    } else if (lp_ > 0) {
+      visit_float(x.dtype(), [&]<class T>(Type<T>) { lp_pool<T>(ctx, plan); });
     } else {
       visit_float(x.dtype(), [&]<class T>(Type<T>) { average_pool<T>(ctx, plan); });
     }
@@ -120,7 +127,7 @@ class PoolOp final : public Op {
     PoolPlan plan;
     plan.window = with_forward_pads(window, in_dims);
     plan.tap_rows = map_taps(plan.window, out_dims, in_dims);
-    if (!is_max_)
+    if (!is_max_ && lp_ == 0)
       plan.divisor = average_divisors(plan.window, in_dims, out_dims, count_include_pad_);
     plan.values.resize(size_t(product(out_dims)));
     plan.where.resize(size_t(product(out_dims)));
@@ -150,6 +157,27 @@ class PoolOp final : public Op {
             sum[size_t(row.p + j)] += double(in[row.q + j * step]);
       T* out = y.data<T>() + plane * out_plane;
       for (int64_t i = 0; i < out_plane; ++i) out[i] = T(sum[size_t(i)] / divisor[size_t(i)]);
+    }
+  }
+
+  // LpPool: (sum of |x|^p over the window's elements inside the input)^(1/p).
+  template <class T>
+  void lp_pool(KernelContext& ctx, const PoolPlan& plan) const {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    const int64_t in_plane = product(plan.in_dims), out_plane = product(plan.out_dims);
+    const int64_t step = plan.window.strides.back();
+    std::vector<double>& sum = plan.values;
+    const double p = double(lp_);
+    for (int64_t plane = 0; plane < x.dim(0) * x.dim(1); ++plane) {
+      const T* in = x.data<T>() + plane * in_plane;
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (const std::vector<MappedRow>& rows : plan.tap_rows)
+        for (const MappedRow& row : rows)
+          for (int64_t j = 0; j < row.count; ++j)
+            sum[size_t(row.p + j)] += std::pow(std::abs(double(in[row.q + j * step])), p);
+      T* out = y.data<T>() + plane * out_plane;
+      for (int64_t i = 0; i < out_plane; ++i) out[i] = T(std::pow(sum[size_t(i)], 1 / p));
     }
   }
 
@@ -199,6 +227,7 @@ class PoolOp final : public Op {
   }
 
   bool is_max_;
+  int64_t lp_;  // LpPool's p; 0 for the other pools
   WindowAttrs attrs_;
   bool count_include_pad_;
   bool column_major_;
@@ -210,7 +239,7 @@ class PoolOp final : public Op {
 
 std::optional<PoolAttributes> pool_attributes(const Op& op) {
   const auto* pool = dynamic_cast<const PoolOp*>(&op);
-  if (!pool) return std::nullopt;
+  if (!pool || pool->is_lp()) return std::nullopt;
   return pool->attributes();
 }
 

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "ops/op_test_util.h"
 
 namespace strata::test {
@@ -139,6 +141,23 @@ TEST(Pool, Errors) {
   EXPECT_THROW(run_op(call), Error);
   call = pool("MaxPool", {2}, Tensor::from<float>({4}, {1, 2, 3, 4}));
   EXPECT_THROW(run_op(call), Error);  // no spatial axis
+}
+
+// LpPool: the p-norm of each window (padding does not count).
+TEST(LpPool, PNormOfEachWindow) {
+  OpCall call =
+      op_call("LpPool", 18,
+              {{"kernel_shape", attr_ints({2})}, {"p", attr_int(2)}, {"pads", attr_ints({1, 0})}});
+  call.inputs = {Tensor::from<float>({1, 1, 3}, {3, 4, 12})};
+  // windows: [pad, 3], [3, 4], [4, 12]
+  const std::vector<double> y = run_op(call)[0].to_double();
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_NEAR(y[0], 3, 1e-6);
+  EXPECT_NEAR(y[1], 5, 1e-6);
+  EXPECT_NEAR(y[2], std::sqrt(160.0), 1e-5);
+  OpCall l1 = op_call("LpPool", 18, {{"kernel_shape", attr_ints({3})}, {"p", attr_int(1)}});
+  l1.inputs = {Tensor::from<float>({1, 1, 3}, {-1, 2, -3})};
+  EXPECT_NEAR(run_op(l1)[0].to_double()[0], 6, 1e-6);
 }
 
 }  // namespace
