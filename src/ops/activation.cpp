@@ -1,6 +1,6 @@
 // Activations with attributes or extra inputs: Clip Elu Gelu HardSigmoid HardSwish LeakyRelu
-// Selu Shrink Swish (x * sigmoid(alpha * x), opset 24) PRelu. The output has the shape and dtype of
-// input 0.
+// Selu Shrink Swish (x * sigmoid(alpha * x), opset 24) ThresholdedRelu PRelu. The output has the
+// shape and dtype of input 0.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison, min, max and a library function (exp, erf, tanh) count as one.
@@ -8,7 +8,7 @@
 //   PRelu 2 (compare, multiply)                HardSigmoid 4 (multiply, add, min, max)
 //   Elu 4 (compare, exp, subtract, multiply)   HardSwish 5 (HardSigmoid's 4, multiply)
 //   Selu 5 (compare, exp, subtract, 2 multiplies)  Swish 5 (Sigmoid's 4, multiply)
-//   Shrink 3 (2 compares, add or subtract)
+//   Shrink 3 (2 compares, add or subtract)     ThresholdedRelu 1 (compare)
 //   Gelu 5 (scale, erf, add, 2 multiplies); approximate=tanh 9 (cube: 2, scale, add, scale,
 //   tanh, add, 2 multiplies)
 #include "ops/activation.h"
@@ -62,7 +62,8 @@ class FloatActivationOp final : public Op {
     kLeakyRelu,
     kSelu,
     kShrink,
-    kSwish
+    kSwish,
+    kThresholdedRelu
   };
 
   std::optional<ActivationOfOp> activation() const {
@@ -75,7 +76,8 @@ class FloatActivationOp final : public Op {
       case Kind::kHardSwish: return ActivationOfOp{{K::kHardSwish}};
       case Kind::kLeakyRelu: return ActivationOfOp{{K::kLeakyRelu, alpha_}};
       case Kind::kSelu:
-      case Kind::kShrink: return std::nullopt;
+      case Kind::kShrink:
+      case Kind::kThresholdedRelu: return std::nullopt;
       case Kind::kSwish:
         if (alpha_ == 1.0f) return ActivationOfOp{{K::kSilu}};
         return std::nullopt;
@@ -108,6 +110,9 @@ class FloatActivationOp final : public Op {
       kind_ = Kind::kShrink;
       alpha_ = node.attr_float("lambd", 0.5f);
       beta_ = node.attr_float("bias", 0.0f);
+    } else if (type == "ThresholdedRelu") {
+      kind_ = Kind::kThresholdedRelu;
+      alpha_ = node.attr_float("alpha", 1.0f);
     } else if (type == "Swish") {
       kind_ = Kind::kSwish;
       alpha_ = node.attr_float("alpha", 1.0f);
@@ -130,6 +135,7 @@ class FloatActivationOp final : public Op {
     switch (kind_) {
       case Kind::kLeakyRelu: return elementwise_cost(ctx, 2);
       case Kind::kShrink: return elementwise_cost(ctx, 3);
+      case Kind::kThresholdedRelu: return elementwise_cost(ctx, 1);
       case Kind::kElu:
       case Kind::kHardSigmoid: return elementwise_cost(ctx, 4);
       case Kind::kHardSwish:
@@ -166,6 +172,7 @@ class FloatActivationOp final : public Op {
           return map(
               [=](C v) { return v > 0 ? gamma * v : gamma * (alpha * std::exp(v) - alpha); });
         case Kind::kSwish: return map([=](C v) { return v / (1 + std::exp(-alpha * v)); });
+        case Kind::kThresholdedRelu: return map([=](C v) { return v > alpha ? v : C(0); });
         case Kind::kShrink:
           return map([=](C v) { return v < -alpha ? v + beta : (v > alpha ? v - beta : C(0)); });
       }

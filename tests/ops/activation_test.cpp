@@ -34,6 +34,8 @@ TEST(Activation, FloatActivationsMatchNumpy) {
        {-5.187988f, -2.360816f, 0, 4.5f}},
       {"Swish", {}, {-0.2384058f, -0.1887703f, 0, 1.226362f}},
       {"Shrink", {{"bias", attr_float(0.2f)}}, {-1.8f, 0, 0, 1.3f}},
+      {"ThresholdedRelu", {}, {0, 0, 0, 1.5f}},
+      {"ThresholdedRelu", {{"alpha", attr_float(-1.0f)}}, {0, -0.5f, 0, 1.5f}},
       {"Shrink", {{"lambd", attr_float(0.4f)}}, {-2.0f, -0.5f, 0, 1.5f}},
       {"Swish", {{"alpha", attr_float(0.5f)}}, {-0.5378828f, -0.2189117f, 0, 1.018768f}},
   };
