@@ -41,6 +41,15 @@ std::vector<double> expand_to(const Tensor& t, const std::vector<int64_t>& shape
   return out;
 }
 
+// Attribute stash_type: the float type statistics are kept in (float32 by default).
+DType stash_type_of(const NodeInfo& node) {
+  DType stash = DType::kUndefined;
+  const int64_t stash_type = node.attr_int("stash_type", 1);
+  if (!dtype_from_onnx(int(stash_type), &stash) || !is_float(stash))
+    fail("attribute 'stash_type' must be a float type, got {}", stash_type);
+  return stash;
+}
+
 class LayerNormOp final : public Op {
  public:
   LayerNormAttributes attributes() const {
@@ -51,11 +60,8 @@ class LayerNormOp final : public Op {
       : axis_(node.attr_int("axis", -1)),
         epsilon_(node.attr_float("epsilon", 1e-5f)),
         want_mean_(node.has_output(1)),
-        want_inv_std_dev_(node.has_output(2)) {
-    const int64_t stash_type = node.attr_int("stash_type", 1);
-    if (!dtype_from_onnx(int(stash_type), &stash_dtype_) || !is_float(stash_dtype_))
-      fail("attribute 'stash_type' must be a float type, got {}", stash_type);
-  }
+        want_inv_std_dev_(node.has_output(2)),
+        stash_dtype_(stash_type_of(node)) {}
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
@@ -125,19 +131,16 @@ class LayerNormOp final : public Op {
  private:
   int64_t axis_;
   float epsilon_;
-  DType stash_dtype_ = DType::kF32;
   bool want_mean_;
   bool want_inv_std_dev_;
+  DType stash_dtype_;
 };
 
 class RmsNormOp final : public Op {
  public:
   explicit RmsNormOp(const NodeInfo& node)
       : axis_(node.attr_int("axis", -1)), epsilon_(node.attr_float("epsilon", 1e-5f)) {
-    DType stash = DType::kUndefined;
-    const int64_t stash_type = node.attr_int("stash_type", 1);
-    if (!dtype_from_onnx(int(stash_type), &stash) || !is_float(stash))
-      fail("attribute 'stash_type' must be a float type, got {}", stash_type);
+    stash_type_of(node);  // validated; the statistics are kept in double
   }
 
   void infer(InferContext& ctx) const override {
