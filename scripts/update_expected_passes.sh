@@ -5,6 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 results=$(mktemp)
 STRATA_CONFORMANCE_RESULTS="$results" ./build/strata_tests --gtest_filter='Conformance.*' >/dev/null || true
+# Without the test data every suite is skipped: writing then would empty the list.
+if ! grep -q $'\tpass' "$results"; then
+  echo "update_expected_passes: no test ran (is ../shared/onnx-tests there, or STRATA_ONNX_TESTS set?); list left as it is" >&2
+  rm -f "$results"
+  exit 2
+fi
 {
   echo "# ONNX backend tests that must pass (suite/test). Written by scripts/update_expected_passes.sh."
   awk -F'\t' '$2 == "pass" { print $1 }' "$results" | sort
