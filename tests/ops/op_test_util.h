@@ -60,6 +60,12 @@ inline ir::Attribute attr_string(std::string v) {
   a.s = std::move(v);
   return a;
 }
+inline ir::Attribute attr_strings(std::vector<std::string> v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kStrings;
+  a.strings = std::move(v);
+  return a;
+}
 inline ir::Attribute attr_tensor(Tensor t) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kTensor;
