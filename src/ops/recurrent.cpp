@@ -12,6 +12,8 @@
 // double.
 // Cost per step, batch item and direction: 2·gates·H·(input + H) FLOPs for the products, plus
 // the gates' element-wise work (about 4 per gate value).
+#include "ops/recurrent.h"
+
 #include <cmath>
 #include <functional>
 #include <string>
@@ -23,7 +25,7 @@ namespace strata::ops {
 
 namespace {
 
-enum class Cell { kRnn, kGru, kLstm };
+using Cell = RecurrentCell;
 
 using Function = std::function<double(double)>;
 
@@ -63,71 +65,81 @@ Function activation(const std::string& name, const float* alpha, const float* be
   fail("activation '{}' is not one of the recurrent ops' functions", name);
 }
 
+RecurrentAttributes parse(const NodeInfo& node) {
+  RecurrentAttributes a;
+  a.cell = node.op_type() == "RNN"   ? Cell::kRnn
+           : node.op_type() == "GRU" ? Cell::kGru
+                                     : Cell::kLstm;
+  a.hidden_size = node.attr_int("hidden_size", 0);
+  a.layout = node.attr_int("layout", 0);
+  a.clip = node.attr_float("clip", 0);
+  a.has_clip = node.has_attr("clip");
+  a.linear_before_reset = node.attr_int("linear_before_reset", 0) != 0;
+  a.input_forget = node.attr_int("input_forget", 0) != 0;
+  const std::string direction = node.attr_string("direction", "forward");
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    fail("attribute 'direction' must be forward, reverse or bidirectional, not '{}'", direction);
+  a.reverse = direction == "reverse";
+  a.directions = direction == "bidirectional" ? 2 : 1;
+  if (a.layout != 0 && a.layout != 1) fail("attribute 'layout' must be 0 or 1, got {}", a.layout);
+  if (a.has_clip && a.clip <= 0) fail("attribute 'clip' must be positive, got {}", a.clip);
+  // Functions per direction: RNN f; GRU f, g; LSTM f, g, h.
+  const size_t per = a.cell == Cell::kRnn ? 1 : a.cell == Cell::kGru ? 2 : 3;
+  a.activations = node.attr_strings("activations");
+  if (a.activations.empty()) {
+    const std::vector<std::string> defaults =
+        a.cell == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
+        : a.cell == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                               : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+    for (int d = 0; d < a.directions; ++d)
+      a.activations.insert(a.activations.end(), defaults.begin(), defaults.end());
+  }
+  if (a.activations.size() != per * size_t(a.directions))
+    fail("attribute 'activations' has {} functions; {} are needed ({} per direction)",
+         a.activations.size(), per * size_t(a.directions), per);
+  a.activation_alpha = node.attr_floats("activation_alpha");
+  a.activation_beta = node.attr_floats("activation_beta");
+  for (const std::string& name : a.activations) activation(name, nullptr, nullptr);  // validates
+  return a;
+}
+
 class RecurrentOp final : public Op {
  public:
-  explicit RecurrentOp(const NodeInfo& node)
-      : cell_(node.op_type() == "RNN"   ? Cell::kRnn
-              : node.op_type() == "GRU" ? Cell::kGru
-                                        : Cell::kLstm),
-        hidden_(node.attr_int("hidden_size", 0)),
-        layout_(node.attr_int("layout", 0)),
-        clip_(node.attr_float("clip", 0)),
-        has_clip_(node.has_attr("clip")),
-        linear_before_reset_(node.attr_int("linear_before_reset", 0) != 0),
-        input_forget_(node.attr_int("input_forget", 0) != 0) {
-    const std::string direction = node.attr_string("direction", "forward");
-    if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
-      fail("attribute 'direction' must be forward, reverse or bidirectional, not '{}'", direction);
-    reverse_ = direction == "reverse";
-    directions_ = direction == "bidirectional" ? 2 : 1;
-    if (layout_ != 0 && layout_ != 1) fail("attribute 'layout' must be 0 or 1, got {}", layout_);
-    if (has_clip_ && clip_ <= 0) fail("attribute 'clip' must be positive, got {}", clip_);
-    // Functions per direction: RNN f; GRU f, g; LSTM f, g, h.
-    const size_t per = cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 2 : 3;
-    std::vector<std::string> names = node.attr_strings("activations");
-    if (names.empty()) {
-      const std::vector<std::string> defaults =
-          cell_ == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
-          : cell_ == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
-      for (int d = 0; d < directions_; ++d)
-        names.insert(names.end(), defaults.begin(), defaults.end());
-    }
-    if (names.size() != per * size_t(directions_))
-      fail("attribute 'activations' has {} functions; {} are needed ({} per direction)",
-           names.size(), per * size_t(directions_), per);
-    const std::vector<float> alphas = node.attr_floats("activation_alpha");
-    const std::vector<float> betas = node.attr_floats("activation_beta");
-    for (size_t i = 0; i < names.size(); ++i)
-      functions_.push_back(activation(names[i], i < alphas.size() ? &alphas[i] : nullptr,
-                                      i < betas.size() ? &betas[i] : nullptr));
+  explicit RecurrentOp(const NodeInfo& node) : a_(parse(node)) {
+    for (size_t i = 0; i < a_.activations.size(); ++i)
+      functions_.push_back(activation(
+          a_.activations[i], i < a_.activation_alpha.size() ? &a_.activation_alpha[i] : nullptr,
+          i < a_.activation_beta.size() ? &a_.activation_beta[i] : nullptr));
   }
+
+  const RecurrentAttributes& attributes() const { return a_; }
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
     if (!is_float(x.dtype)) fail("X has dtype {}", dtype_name(x.dtype));
     if (x.shape.rank() != 3) fail("X must be 3-D, got {}", x.shape.str());
-    const Dim seq = layout_ ? x.shape[1] : x.shape[0], batch = layout_ ? x.shape[0] : x.shape[1];
+    const Dim seq = a_.layout ? x.shape[1] : x.shape[0],
+              batch = a_.layout ? x.shape[0] : x.shape[1];
     const Meta& w = ctx.input(1);
     if (w.shape.rank() != 3) fail("W must be 3-D, got {}", w.shape.str());
-    if (w.shape[0].is_static() && w.shape[0].value() != directions_)
-      fail("W holds {} directions but the node runs {}", w.shape[0].value(), directions_);
+    if (w.shape[0].is_static() && w.shape[0].value() != a_.directions)
+      fail("W holds {} directions but the node runs {}", w.shape[0].value(), a_.directions);
     const int64_t hidden = hidden_size(w.shape);
     const DType t = x.dtype;
-    const Dim dirs(directions_), h(hidden);
+    const Dim dirs(a_.directions), h(hidden);
     if (ctx.num_outputs() > 0)
-      ctx.set_output(0, t, layout_ ? Shape{batch, seq, dirs, h} : Shape{seq, dirs, batch, h});
-    for (size_t o = 1; o < ctx.num_outputs() && o <= (cell_ == Cell::kLstm ? 2u : 1u); ++o)
-      ctx.set_output(o, t, layout_ ? Shape{batch, dirs, h} : Shape{dirs, batch, h});
+      ctx.set_output(0, t, a_.layout ? Shape{batch, seq, dirs, h} : Shape{seq, dirs, batch, h});
+    for (size_t o = 1; o < ctx.num_outputs() && o <= (a_.cell == Cell::kLstm ? 2u : 1u); ++o)
+      ctx.set_output(o, t, a_.layout ? Shape{batch, dirs, h} : Shape{dirs, batch, h});
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
     Cost c = data_movement_cost(ctx);
     const Shape& x = ctx.input(0).shape;
     if (!x.is_static()) return std::nullopt;
-    const double steps = double(x[0].value() * x[1].value()) * directions_;
+    const double steps = double(x[0].value() * x[1].value()) * a_.directions;
     const double hidden = double(hidden_size(ctx.input(1).shape)), input = double(x[2].value());
-    const double gates = cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 3 : 4;
+    const double gates = a_.gates();
     c.macs = steps * gates * hidden * (input + hidden);
     c.flops = 2 * c.macs + steps * gates * hidden * 4;
     c.param_bytes = constant_input_bytes(ctx);
@@ -136,16 +148,16 @@ class RecurrentOp final : public Op {
 
   void run(KernelContext& ctx) const override {
     const Tensor& x_tensor = ctx.input(0);
-    const int64_t S = layout_ ? x_tensor.dim(1) : x_tensor.dim(0);
-    const int64_t N = layout_ ? x_tensor.dim(0) : x_tensor.dim(1), I = x_tensor.dim(2);
+    const int64_t S = a_.layout ? x_tensor.dim(1) : x_tensor.dim(0);
+    const int64_t N = a_.layout ? x_tensor.dim(0) : x_tensor.dim(1), I = x_tensor.dim(2);
     const int64_t H = hidden_size(Shape::of(ctx.input(1).shape()));
-    const int64_t G = cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 3 : 4;
+    const int64_t G = a_.gates();
     const std::vector<double> x = x_tensor.to_double(), w = ctx.input(1).to_double(),
                               r = ctx.input(2).to_double();
-    if (int64_t(w.size()) != directions_ * G * H * I ||
-        int64_t(r.size()) != directions_ * G * H * H)
-      fail("W or R does not hold {} directions of {} gates of {}", directions_, G, H);
-    const std::vector<double> bias = optional(ctx, 3, directions_ * 2 * G * H);
+    if (int64_t(w.size()) != a_.directions * G * H * I ||
+        int64_t(r.size()) != a_.directions * G * H * H)
+      fail("W or R does not hold {} directions of {} gates of {}", a_.directions, G, H);
+    const std::vector<double> bias = optional(ctx, 3, a_.directions * 2 * G * H);
     std::vector<int64_t> lengths(size_t(N), S);
     if (ctx.has_input(4)) {
       lengths = ctx.input(4).to_int64();
@@ -154,28 +166,28 @@ class RecurrentOp final : public Op {
       for (int64_t l : lengths)
         if (l < 0 || l > S) fail("sequence_lens holds {}, outside [0, {}]", l, S);
     }
-    const std::vector<double> h0 = optional(ctx, 5, directions_ * N * H);
+    const std::vector<double> h0 = optional(ctx, 5, a_.directions * N * H);
     const std::vector<double> c0 =
-        cell_ == Cell::kLstm ? optional(ctx, 6, directions_ * N * H) : std::vector<double>{};
+        a_.cell == Cell::kLstm ? optional(ctx, 6, a_.directions * N * H) : std::vector<double>{};
     const std::vector<double> p =
-        cell_ == Cell::kLstm ? optional(ctx, 7, directions_ * 3 * H) : std::vector<double>{};
-    std::vector<double> y(size_t(S * directions_ * N * H), 0.0), y_h(size_t(directions_ * N * H)),
-        y_c(size_t(directions_ * N * H));
+        a_.cell == Cell::kLstm ? optional(ctx, 7, a_.directions * 3 * H) : std::vector<double>{};
+    std::vector<double> y(size_t(S * a_.directions * N * H), 0.0),
+        y_h(size_t(a_.directions * N * H)), y_c(size_t(a_.directions * N * H));
     auto x_at = [&](int64_t t, int64_t n) {
-      return &x[size_t((layout_ ? n * S + t : t * N + n) * I)];
+      return &x[size_t((a_.layout ? n * S + t : t * N + n) * I)];
     };
     // States are [dirs, batch, H] in layout 0 and [batch, dirs, H] in layout 1.
     auto state_index = [&](int64_t d, int64_t n) {
-      return size_t(layout_ ? (n * directions_ + d) * H : (d * N + n) * H);
+      return size_t(a_.layout ? (n * a_.directions + d) * H : (d * N + n) * H);
     };
     auto y_index = [&](int64_t t, int64_t d, int64_t n) {
-      return size_t(layout_ ? ((n * S + t) * directions_ + d) * H
-                            : ((t * directions_ + d) * N + n) * H);
+      return size_t(a_.layout ? ((n * S + t) * a_.directions + d) * H
+                              : ((t * a_.directions + d) * N + n) * H);
     };
     std::vector<double> gates(static_cast<size_t>(G * H)), hr(static_cast<size_t>(H));
-    const size_t per = functions_.size() / size_t(directions_);
-    for (int64_t d = 0; d < directions_; ++d) {
-      const bool backwards = reverse_ || d == 1;
+    const size_t per = functions_.size() / size_t(a_.directions);
+    for (int64_t d = 0; d < a_.directions; ++d) {
+      const bool backwards = a_.reverse || d == 1;
       const double* wd = &w[size_t(d * G * H * I)];
       const double* rd = &r[size_t(d * G * H * H)];
       const double* wb = &bias[size_t(d * 2 * G * H)];
@@ -186,7 +198,7 @@ class RecurrentOp final : public Op {
       for (int64_t n = 0; n < N; ++n) {
         std::vector<double> h(&h0[state_index(d, n)], &h0[state_index(d, n)] + H);
         std::vector<double> c =
-            cell_ == Cell::kLstm
+            a_.cell == Cell::kLstm
                 ? std::vector<double>(&c0[state_index(d, n)], &c0[state_index(d, n)] + H)
                 : std::vector<double>{};
         for (int64_t step = 0; step < lengths[size_t(n)]; ++step) {
@@ -196,7 +208,7 @@ class RecurrentOp final : public Op {
           for (int64_t k = 0; k < G * H; ++k) {
             double v = wb[k];
             for (int64_t i = 0; i < I; ++i) v += xt[i] * wd[k * I + i];
-            const bool gru_candidate = cell_ == Cell::kGru && k >= 2 * H;
+            const bool gru_candidate = a_.cell == Cell::kGru && k >= 2 * H;
             if (!gru_candidate) {
               v += rb[k];
               for (int64_t j = 0; j < H; ++j) v += h[size_t(j)] * rd[k * H + j];
@@ -208,35 +220,35 @@ class RecurrentOp final : public Op {
           std::copy(h.begin(), h.end(), &y[y_index(t, d, n)]);
         }
         std::copy(h.begin(), h.end(), &y_h[state_index(d, n)]);
-        if (cell_ == Cell::kLstm) std::copy(c.begin(), c.end(), &y_c[state_index(d, n)]);
+        if (a_.cell == Cell::kLstm) std::copy(c.begin(), c.end(), &y_c[state_index(d, n)]);
       }
     }
     store(ctx, 0, y);
     store(ctx, 1, y_h);
-    if (cell_ == Cell::kLstm) store(ctx, 2, y_c);
+    if (a_.cell == Cell::kLstm) store(ctx, 2, y_c);
   }
 
  private:
   int64_t hidden_size(const Shape& w) const {
-    const int64_t gates = cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 3 : 4;
-    if (hidden_ > 0) return hidden_;
+    const int64_t gates = a_.gates();
+    if (a_.hidden_size > 0) return a_.hidden_size;
     if (!w[1].is_static()) fail("hidden_size is not set and W's rows are not known");
     return w[1].value() / gates;
   }
 
   double clipped(double v) const {
-    return has_clip_ ? std::max(-double(clip_), std::min(double(clip_), v)) : v;
+    return a_.has_clip ? std::max(-double(a_.clip), std::min(double(a_.clip), v)) : v;
   }
 
   // One step of the cell from the gates' pre-activations (all but GRU's candidate with H·Rᵀ).
   void step_cell(std::vector<double>& gates, std::vector<double>& h, std::vector<double>& c,
                  const double* rd, const double* rb, const double* peep, const Function& f,
                  const Function& g, const Function& hf, int64_t H, std::vector<double>& hr) const {
-    if (cell_ == Cell::kRnn) {
+    if (a_.cell == Cell::kRnn) {
       for (int64_t j = 0; j < H; ++j) h[size_t(j)] = f(clipped(gates[size_t(j)]));
       return;
     }
-    if (cell_ == Cell::kGru) {
+    if (a_.cell == Cell::kGru) {
       std::vector<double> z(static_cast<size_t>(H)), rg(static_cast<size_t>(H));
       for (int64_t j = 0; j < H; ++j) {
         z[size_t(j)] = f(clipped(gates[size_t(j)]));
@@ -244,7 +256,7 @@ class RecurrentOp final : public Op {
       }
       for (int64_t j = 0; j < H; ++j) {  // the candidate's recurrence, before or after the reset
         double v = 0;
-        if (linear_before_reset_) {
+        if (a_.linear_before_reset) {
           for (int64_t k = 0; k < H; ++k) v += h[size_t(k)] * rd[(2 * H + j) * H + k];
           v = rg[size_t(j)] * (v + rb[2 * H + j]);
         } else {
@@ -263,7 +275,7 @@ class RecurrentOp final : public Op {
                    cf = peep ? peep[2 * H + j] : 0;
       const double i = f(clipped(gates[size_t(j)] + ci * c[size_t(j)]));
       const double fg =
-          input_forget_ ? 1 - i : f(clipped(gates[size_t(2 * H + j)] + cf * c[size_t(j)]));
+          a_.input_forget ? 1 - i : f(clipped(gates[size_t(2 * H + j)] + cf * c[size_t(j)]));
       const double cand = g(clipped(gates[size_t(3 * H + j)]));
       c[size_t(j)] = fg * c[size_t(j)] + i * cand;
       const double o = f(clipped(gates[size_t(H + j)] + co * c[size_t(j)]));
@@ -287,19 +299,17 @@ class RecurrentOp final : public Op {
     });
   }
 
-  Cell cell_;
-  int64_t hidden_;
-  int64_t layout_;
-  float clip_;
-  bool has_clip_;
-  bool linear_before_reset_;
-  bool input_forget_;
-  bool reverse_ = false;
-  int directions_ = 1;
+  RecurrentAttributes a_;
   std::vector<Function> functions_;
 };
 
 }  // namespace
+
+std::optional<RecurrentAttributes> recurrent_attributes(const Op& op) {
+  const auto* recurrent = dynamic_cast<const RecurrentOp*>(&op);
+  if (!recurrent) return std::nullopt;
+  return recurrent->attributes();
+}
 
 std::unique_ptr<Op> make_recurrent(const NodeInfo& node) {
   return std::make_unique<RecurrentOp>(node);

@@ -1,0 +1,165 @@
+// oneDNN's RNN primitives (src/kernels/onednn/rnn.cpp) against the reference kernels of RNN, GRU
+// and LSTM, on random shapes from a fixed seed: every direction, with and without initial states,
+// biases, peepholes and Y_h/Y_c, both GRU variants; and the cases oneDNN must leave alone.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+struct Case {
+  std::string op;
+  std::string direction = "forward";
+  bool bias = true, initial = true, peepholes = false, linear_before_reset = false;
+  bool all_outputs = true;
+};
+
+struct Sizes {
+  int64_t seq, batch, input, hidden;
+};
+
+// A graph with one recurrent node whose weights are constants; returns it and its inputs.
+std::pair<ir::Graph, std::vector<Tensor>> build(const Case& c, const Sizes& s, std::mt19937& rng,
+                                                const std::function<void(ir::Node&)>& extra = {}) {
+  const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+  const int64_t gates = c.op == "LSTM" ? 4 : c.op == "GRU" ? 3 : 1;
+  GraphBuilder g(14);
+  std::vector<Tensor> inputs{random_tensor(rng, {s.seq, s.batch, s.input})};
+  g.input("x", {s.seq, s.batch, s.input});
+  g.constant("w", random_tensor(rng, {dirs, gates * s.hidden, s.input}));
+  g.constant("r", random_tensor(rng, {dirs, gates * s.hidden, s.hidden}));
+  if (c.bias) g.constant("b", random_tensor(rng, {dirs, 2 * gates * s.hidden}));
+  std::vector<std::string> names{"x", "w", "r", c.bias ? "b" : "", ""};
+  if (c.initial) {
+    g.input("h0", {dirs, s.batch, s.hidden});
+    inputs.push_back(random_tensor(rng, {dirs, s.batch, s.hidden}));
+    names.push_back("h0");
+    if (c.op == "LSTM") {
+      g.input("c0", {dirs, s.batch, s.hidden});
+      inputs.push_back(random_tensor(rng, {dirs, s.batch, s.hidden}));
+      names.push_back("c0");
+    }
+  }
+  if (c.peepholes) {
+    names.resize(7);
+    g.constant("p", random_tensor(rng, {dirs, 3 * s.hidden}));
+    names.push_back("p");
+  }
+  std::vector<std::string> outputs{"y"};
+  if (c.all_outputs) {
+    outputs.push_back("y_h");
+    if (c.op == "LSTM") outputs.push_back("y_c");
+  }
+  ir::Node& node = g.node(c.op, names, outputs);
+  node.attributes["hidden_size"] = attr_int(s.hidden);
+  node.attributes["direction"] = attr_string(c.direction);
+  if (c.linear_before_reset) node.attributes["linear_before_reset"] = attr_int(1);
+  if (extra) extra(node);
+  for (const std::string& o : outputs) g.output(o);
+  return {g.build(), inputs};
+}
+
+Sizes random_sizes(std::mt19937& rng) {
+  return {pick(rng, 1, 9), pick(rng, 1, 5), pick(rng, 1, 24), pick(rng, 1, 20)};
+}
+
+void expect_onednn_matches_reference(const Case& c, std::mt19937& rng) {
+  const Sizes s = random_sizes(rng);
+  SCOPED_TRACE(testing::Message() << c.op << " " << c.direction << " seq " << s.seq << " batch "
+                                  << s.batch << " input " << s.input << " hidden " << s.hidden
+                                  << (c.bias ? " B" : "") << (c.initial ? " initial" : "")
+                                  << (c.peepholes ? " P" : "")
+                                  << (c.linear_before_reset ? " lbr" : ""));
+  auto [graph, inputs] = build(c, s, rng);
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
+  EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+}
+
+TEST(OnednnRnn, LstmEveryDirectionAndOptionalInput) {
+  std::mt19937 rng(51);
+  for (const char* direction : {"forward", "reverse", "bidirectional"})
+    for (int variant = 0; variant < 4; ++variant) {
+      Case c{"LSTM", direction};
+      c.bias = variant != 1;
+      c.initial = variant != 2;
+      c.peepholes = variant == 3;
+      c.all_outputs = variant != 2;
+      expect_onednn_matches_reference(c, rng);
+    }
+}
+
+TEST(OnednnRnn, GruBothVariantsEveryDirection) {
+  std::mt19937 rng(52);
+  for (const char* direction : {"forward", "reverse", "bidirectional"})
+    for (int variant = 0; variant < 4; ++variant) {
+      Case c{"GRU", direction};
+      c.linear_before_reset = variant % 2 == 1;
+      c.bias = variant != 2;
+      c.initial = variant != 3;
+      expect_onednn_matches_reference(c, rng);
+    }
+}
+
+TEST(OnednnRnn, VanillaRnnEachActivation) {
+  std::mt19937 rng(53);
+  for (const char* direction : {"forward", "reverse", "bidirectional"})
+    for (const char* f : {"Tanh", "Relu", "Sigmoid"}) {
+      const Sizes s = random_sizes(rng);
+      SCOPED_TRACE(testing::Message() << direction << " " << f);
+      Case c{"RNN", direction};
+      const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+      auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
+        n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
+      });
+      const std::vector<runtime::StepInfo> steps =
+          expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
+      EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+    }
+}
+
+// What oneDNN cannot compute stays on the reference kernel, and the step says why.
+TEST(OnednnRnn, UnsupportedAttributesStayOnTheReferenceKernel) {
+  std::mt19937 rng(54);
+  const std::vector<std::pair<std::function<void(ir::Node&)>, std::string>> cases{
+      {[](ir::Node& n) { n.attributes["clip"] = attr_float(0.5f); }, "clip"},
+      {[](ir::Node& n) { n.attributes["input_forget"] = attr_int(1); }, "input-forget"},
+      {[](ir::Node& n) {
+         n.attributes["activations"] = attr_strings({"HardSigmoid", "Tanh", "Tanh"});
+       },
+       "HardSigmoid"},
+  };
+  for (const auto& [edit, why] : cases) {
+    auto [graph, inputs] = build(Case{"LSTM"}, {3, 2, 4, 5}, rng, edit);
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
+    EXPECT_EQ(steps[0].kernel, "reference");
+    EXPECT_NE(steps[0].reason.find(why), std::string::npos) << steps[0].reason;
+  }
+}
+
+// Lengths given as a constant equal to the sequence are the whole sequence: oneDNN runs them.
+TEST(OnednnRnn, ConstantFullSequenceLengthsRunOnOnednn) {
+  std::mt19937 rng(55);
+  const Sizes s{4, 3, 5, 6};
+  GraphBuilder g(14);
+  g.input("x", {s.seq, s.batch, s.input});
+  g.constant("w", random_tensor(rng, {1, 3 * s.hidden, s.input}));
+  g.constant("r", random_tensor(rng, {1, 3 * s.hidden, s.hidden}));
+  Tensor lengths = Tensor::zeros(DType::kI32, {s.batch});
+  for (int64_t i = 0; i < s.batch; ++i) lengths.data<int32_t>()[i] = int32_t(s.seq);
+  g.constant("lens", lengths);
+  g.node("GRU", {"x", "w", "r", "", "lens"}, {"y"}).attributes["hidden_size"] = attr_int(s.hidden);
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(g.build(), {random_tensor(rng, {s.seq, s.batch, s.input})});
+  EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+}
+
+}  // namespace
+}  // namespace strata::test
