@@ -301,6 +301,59 @@ def keras_style():
     return model, {"input": torch.rand(1, 224, 224, 3)}, ["output"]
 
 
+class LstmTagger(nn.Module):
+    """A speech/text-style sequence model as PyTorch users write it: two stacked nn.LSTM layers
+    (batch_first) over feature frames, a linear classifier on every step."""
+
+    def __init__(self, features=80, hidden=256, layers=2, classes=40):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, num_layers=layers, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):  # [N, T, features]
+        y, _ = self.lstm(x)
+        return self.head(y)
+
+
+class BiGruEncoder(nn.Module):
+    """Embedding + a two-layer bidirectional nn.GRU (linear-before-reset, as PyTorch exports it)
+    + the mean over time: a text classifier."""
+
+    def __init__(self, vocab=8192, d=256, hidden=256, classes=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.gru = nn.GRU(d, hidden, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * hidden, classes)
+
+    def forward(self, ids):
+        y, _ = self.gru(self.embed(ids))
+        return self.head(y.mean(dim=1))
+
+
+class Conv1dLstm(nn.Module):
+    """Keras-style Conv1D + LSTM over a signal: convolutions in [N, C, T], then the LSTM over
+    time in sequence-first order, the last step's state classified."""
+
+    def __init__(self, channels=64, hidden=128, classes=10):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv1d(1, channels, 9, stride=2, padding=4), nn.ReLU(),
+                                  nn.Conv1d(channels, channels, 9, stride=2, padding=4), nn.ReLU())
+        self.lstm = nn.LSTM(channels, hidden)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):  # [N, 1, samples]
+        y = self.conv(x).permute(2, 0, 1)  # [T, N, C]
+        _, (h, _) = self.lstm(y)
+        return self.head(h[-1])
+
+
+def recurrent(cls, make_input):
+    def build():
+        return cls(), {"input": make_input()}, ["output"]
+
+    return build
+
+
 # --- the model list --------------------------------------------------------------------------
 
 
@@ -370,6 +423,9 @@ CORPUS = {
     "shufflenet_v2_x1_0": vision("shufflenet_v2_x1_0"),
     "regnet_y_400mf": vision("regnet_y_400mf"),
     "mnasnet1_0": vision("mnasnet1_0"),
+    "lstm_tagger": recurrent(LstmTagger, lambda: torch.randn(1, 200, 80)),
+    "bigru_encoder": recurrent(BiGruEncoder, lambda: torch.randint(0, 8192, (1, 128))),
+    "conv1d_lstm": recurrent(Conv1dLstm, lambda: torch.randn(1, 1, 4000)),
 }
 MODELS.update(CORPUS)
 

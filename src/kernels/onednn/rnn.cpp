@@ -10,6 +10,7 @@
 
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
+#include "kernels/recurrent_support.h"
 #include "ops/recurrent.h"
 
 namespace strata::kernels::onednn {
@@ -19,70 +20,30 @@ namespace {
 using dnnl::memory;
 using ops::RecurrentCell;
 
-// Input and output positions of the ONNX ops.
-enum Input { kX, kW, kR, kB, kSequenceLens, kInitialH, kInitialC, kPeepholes };
-enum Output { kY, kYH, kYC };
+enum Input {
+  kX = kRecurrentX,
+  kW = kRecurrentW,
+  kR = kRecurrentR,
+  kB = kRecurrentB,
+  kInitialH = kRecurrentInitialH,
+  kInitialC = kRecurrentInitialC,
+  kPeepholes = kRecurrentPeepholes
+};
+enum Output { kY = kRecurrentY, kYH = kRecurrentYH, kYC = kRecurrentYC };
 
 bool serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN");
 }
 
-// oneDNN's activation for a vanilla RNN's function, or nullopt when it has none.
-std::optional<dnnl::algorithm> rnn_activation(const std::string& name) {
-  if (name == "Tanh") return dnnl::algorithm::eltwise_tanh;
-  if (name == "Relu") return dnnl::algorithm::eltwise_relu;
-  if (name == "Sigmoid") return dnnl::algorithm::eltwise_logistic;
-  return std::nullopt;
-}
-
-// Why the functions keep the node off oneDNN, or "" when oneDNN computes them.
-std::string functions_refusal(const ops::RecurrentAttributes& a) {
-  if (a.cell == RecurrentCell::kRnn) {
-    for (const std::string& f : a.activations)
-      if (f != a.activations[0] || !rnn_activation(f))
-        return "oneDNN's vanilla RNN takes one of Tanh, Relu or Sigmoid for every direction";
-    return "";
-  }
-  const std::vector<std::string> defaults =
-      a.cell == RecurrentCell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                    : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
-  for (size_t i = 0; i < a.activations.size(); ++i)
-    if (a.activations[i] != defaults[i % defaults.size()])
-      return "oneDNN computes the default functions only (" + a.activations[i] + " is not one)";
-  return "";
-}
-
-bool is_constant_f32(const NodeRequest& r, size_t i) {
-  return r.input(i).value && r.input(i).dtype == DType::kF32;
+dnnl::algorithm rnn_activation(RnnFunction f) {
+  return f == RnnFunction::kTanh   ? dnnl::algorithm::eltwise_tanh
+         : f == RnnFunction::kRelu ? dnnl::algorithm::eltwise_relu
+                                   : dnnl::algorithm::eltwise_logistic;
 }
 
 Verdict supports(const NodeRequest& r) {
-  const std::optional<ops::RecurrentAttributes> a = ops::recurrent_attributes(r.op);
-  if (!a) return Verdict::no("the op is not a recurrent op");
-  if (r.input(kX).dtype != DType::kF32) return Verdict::no("oneDNN RNN runs f32 here");
-  if (!is_constant_f32(r, kW) || !is_constant_f32(r, kR))
-    return Verdict::no("the weights W and R are not constant f32 (packed at prepare)");
-  if (r.has_input(kB) && !is_constant_f32(r, kB)) return Verdict::no("the bias B is not constant");
-  if (a->cell == RecurrentCell::kLstm && r.has_input(kPeepholes) && !is_constant_f32(r, kPeepholes))
-    return Verdict::no("the peepholes P are not constant");
-  if (a->layout != 0) return Verdict::no("layout 1 (batch first)");
-  if (a->has_clip) return Verdict::no("oneDNN has no clip");
-  if (a->input_forget) return Verdict::no("oneDNN has no coupled input-forget gate");
-  if (std::string why = functions_refusal(*a); !why.empty()) return Verdict::no(why);
-  for (int i : {kInitialH, kInitialC})
-    if (r.has_input(size_t(i)) && r.input(size_t(i)).dtype != DType::kF32)
-      return Verdict::no("the initial states are not f32");
-  if (r.has_input(kSequenceLens)) {
-    const ops::Meta& lengths = r.input(kSequenceLens);
-    if (!lengths.value)
-      return Verdict::no(
-          "sequence_lens is given at run time (oneDNN runs every step of every item)");
-    const int64_t seq = r.input(kX).shape[0].value();
-    for (int64_t l : lengths.value->to_int64())
-      if (l != seq) return Verdict::no("sequence_lens holds lengths shorter than the sequence");
-  }
-  return Verdict::yes("f32 recurrent op with constant weights and the functions oneDNN computes");
+  return recurrent_support(r);
 }
 
 // oneDNN's gate g is ONNX's gate kGateOf[cell][g].
@@ -212,9 +173,9 @@ class RecurrentKernel final : public Kernel {
       const dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
       finish(pd, dnnl::gru_forward(pd));
     } else {
-      const dnnl::vanilla_rnn_forward::desc desc(prop, *rnn_activation(a.activations[0]), direction,
-                                                 src_layer, src_iter, w_layer, w_iter, bias,
-                                                 dst_layer, dst_iter);
+      const dnnl::vanilla_rnn_forward::desc desc(
+          prop, rnn_activation(*rnn_function(a.activations[0])), direction, src_layer, src_iter,
+          w_layer, w_iter, bias, dst_layer, dst_iter);
       const dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
       finish(pd, dnnl::vanilla_rnn_forward(pd));
     }

@@ -1,6 +1,8 @@
-// oneDNN's RNN primitives (src/kernels/onednn/rnn.cpp) against the reference kernels of RNN, GRU
-// and LSTM, on random shapes from a fixed seed: every direction, with and without initial states,
-// biases, peepholes and Y_h/Y_c, both GRU variants; and the cases oneDNN must leave alone.
+// The fast recurrent kernels against the reference kernels of RNN, GRU and LSTM, on random shapes
+// from a fixed seed: strata's small-batch kernel (src/kernels/cpu/recurrent.cpp, batches up to 8
+// on AVX-512 CPUs) and oneDNN's RNN primitives (src/kernels/onednn/rnn.cpp, larger batches);
+// every direction, with and without initial states, biases, peepholes and Y_h/Y_c, both GRU
+// variants; and the cases both must leave to the reference kernel.
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_util.h"
@@ -64,12 +66,22 @@ std::pair<ir::Graph, std::vector<Tensor>> build(const Case& c, const Sizes& s, s
   return {g.build(), inputs};
 }
 
-Sizes random_sizes(std::mt19937& rng) {
-  return {pick(rng, 1, 9), pick(rng, 1, 5), pick(rng, 1, 24), pick(rng, 1, 20)};
+// Batches the small-batch kernel takes, and batches that go to oneDNN.
+enum class Batch { kSmall, kLarge };
+
+Sizes random_sizes(std::mt19937& rng, Batch batch) {
+  const int64_t n = batch == Batch::kSmall ? pick(rng, 1, 8) : pick(rng, 9, 13);
+  return {pick(rng, 1, 9), n, pick(rng, 1, 40), pick(rng, 1, 70)};
 }
 
-void expect_onednn_matches_reference(const Case& c, std::mt19937& rng) {
-  const Sizes s = random_sizes(rng);
+// The kernel a batch should run on: strata's where the CPU has AVX-512, else oneDNN's.
+std::string expected_kernel_prefix(Batch batch) {
+  return batch == Batch::kSmall && __builtin_cpu_supports("avx512f") ? "strata:recurrent"
+                                                                     : "onednn:";
+}
+
+void expect_kernel_matches_reference(const Case& c, Batch batch, std::mt19937& rng) {
+  const Sizes s = random_sizes(rng, batch);
   SCOPED_TRACE(testing::Message() << c.op << " " << c.direction << " seq " << s.seq << " batch "
                                   << s.batch << " input " << s.input << " hidden " << s.hidden
                                   << (c.bias ? " B" : "") << (c.initial ? " initial" : "")
@@ -78,10 +90,10 @@ void expect_onednn_matches_reference(const Case& c, std::mt19937& rng) {
   auto [graph, inputs] = build(c, s, rng);
   const std::vector<runtime::StepInfo> steps =
       expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
-  EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+  EXPECT_EQ(steps[0].kernel.rfind(expected_kernel_prefix(batch), 0), 0u) << steps[0].reason;
 }
 
-TEST(OnednnRnn, LstmEveryDirectionAndOptionalInput) {
+TEST(RecurrentKernels, LstmEveryDirectionAndOptionalInput) {
   std::mt19937 rng(51);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
     for (int variant = 0; variant < 4; ++variant) {
@@ -90,11 +102,12 @@ TEST(OnednnRnn, LstmEveryDirectionAndOptionalInput) {
       c.initial = variant != 2;
       c.peepholes = variant == 3;
       c.all_outputs = variant != 2;
-      expect_onednn_matches_reference(c, rng);
+      for (Batch batch : {Batch::kSmall, Batch::kLarge})
+        expect_kernel_matches_reference(c, batch, rng);
     }
 }
 
-TEST(OnednnRnn, GruBothVariantsEveryDirection) {
+TEST(RecurrentKernels, GruBothVariantsEveryDirection) {
   std::mt19937 rng(52);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
     for (int variant = 0; variant < 4; ++variant) {
@@ -102,29 +115,31 @@ TEST(OnednnRnn, GruBothVariantsEveryDirection) {
       c.linear_before_reset = variant % 2 == 1;
       c.bias = variant != 2;
       c.initial = variant != 3;
-      expect_onednn_matches_reference(c, rng);
+      for (Batch batch : {Batch::kSmall, Batch::kLarge})
+        expect_kernel_matches_reference(c, batch, rng);
     }
 }
 
-TEST(OnednnRnn, VanillaRnnEachActivation) {
+TEST(RecurrentKernels, VanillaRnnEachActivation) {
   std::mt19937 rng(53);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
-    for (const char* f : {"Tanh", "Relu", "Sigmoid"}) {
-      const Sizes s = random_sizes(rng);
-      SCOPED_TRACE(testing::Message() << direction << " " << f);
-      Case c{"RNN", direction};
-      const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
-      auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
-        n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
-      });
-      const std::vector<runtime::StepInfo> steps =
-          expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
-      EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
-    }
+    for (const char* f : {"Tanh", "Relu", "Sigmoid"})
+      for (Batch batch : {Batch::kSmall, Batch::kLarge}) {
+        const Sizes s = random_sizes(rng, batch);
+        SCOPED_TRACE(testing::Message() << direction << " " << f << " batch " << s.batch);
+        Case c{"RNN", direction};
+        const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+        auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
+          n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
+        });
+        const std::vector<runtime::StepInfo> steps =
+            expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
+        EXPECT_EQ(steps[0].kernel.rfind(expected_kernel_prefix(batch), 0), 0u) << steps[0].reason;
+      }
 }
 
 // What oneDNN cannot compute stays on the reference kernel, and the step says why.
-TEST(OnednnRnn, UnsupportedAttributesStayOnTheReferenceKernel) {
+TEST(RecurrentKernels, UnsupportedAttributesStayOnTheReferenceKernel) {
   std::mt19937 rng(54);
   const std::vector<std::pair<std::function<void(ir::Node&)>, std::string>> cases{
       {[](ir::Node& n) { n.attributes["clip"] = attr_float(0.5f); }, "clip"},
@@ -143,8 +158,9 @@ TEST(OnednnRnn, UnsupportedAttributesStayOnTheReferenceKernel) {
   }
 }
 
-// Lengths given as a constant equal to the sequence are the whole sequence: oneDNN runs them.
-TEST(OnednnRnn, ConstantFullSequenceLengthsRunOnOnednn) {
+// Lengths given as a constant equal to the sequence are the whole sequence: a fast kernel runs
+// them.
+TEST(RecurrentKernels, ConstantFullSequenceLengthsRunOnAFastKernel) {
   std::mt19937 rng(55);
   const Sizes s{4, 3, 5, 6};
   GraphBuilder g(14);
@@ -158,7 +174,7 @@ TEST(OnednnRnn, ConstantFullSequenceLengthsRunOnOnednn) {
   g.output("y");
   const std::vector<runtime::StepInfo> steps =
       expect_fast_matches_reference(g.build(), {random_tensor(rng, {s.seq, s.batch, s.input})});
-  EXPECT_EQ(steps[0].kernel.rfind("onednn:", 0), 0u) << steps[0].reason;
+  EXPECT_EQ(steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u) << steps[0].reason;
 }
 
 }  // namespace

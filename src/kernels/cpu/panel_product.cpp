@@ -1,0 +1,99 @@
+#include "kernels/cpu/panel_product.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+namespace strata::kernels::cpu {
+
+namespace {
+
+constexpr int64_t kPanel = 16;  // floats per AVX-512 register
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// ROWS rows × PANELS panels: ROWS·PANELS accumulators, each weight vector loaded once for every
+// row, each input value broadcast once for every panel.
+template <int ROWS, int PANELS>
+__attribute__((target("avx512f"))) void block(const float* a, int64_t lda, const float* panel,
+                                              int64_t k, float* out, int64_t ldo,
+                                              __mmask16 last_mask) {
+  __m512 acc[ROWS][PANELS];
+  for (int r = 0; r < ROWS; ++r)
+    for (int p = 0; p < PANELS; ++p) {
+      const __mmask16 m = p == PANELS - 1 ? last_mask : __mmask16(0xffff);
+      acc[r][p] = _mm512_maskz_loadu_ps(m, out + r * ldo + p * kPanel);
+    }
+  const int64_t stride = k * kPanel;  // from one panel to the next
+  for (int64_t j = 0; j < k; ++j) {
+    __m512 w[PANELS];
+    for (int p = 0; p < PANELS; ++p) w[p] = _mm512_loadu_ps(panel + p * stride + j * kPanel);
+    for (int r = 0; r < ROWS; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * lda + j]);
+      for (int p = 0; p < PANELS; ++p) acc[r][p] = _mm512_fmadd_ps(x, w[p], acc[r][p]);
+    }
+  }
+  for (int r = 0; r < ROWS; ++r)
+    for (int p = 0; p < PANELS; ++p) {
+      const __mmask16 m = p == PANELS - 1 ? last_mask : __mmask16(0xffff);
+      _mm512_mask_storeu_ps(out + r * ldo + p * kPanel, m, acc[r][p]);
+    }
+}
+
+#pragma GCC diagnostic pop
+
+using Block = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, __mmask16);
+
+template <int ROWS>
+Block block_for(int64_t panels) {
+  switch (panels) {
+    case 1: return &block<ROWS, 1>;
+    case 2: return &block<ROWS, 2>;
+    case 3: return &block<ROWS, 3>;
+    default: return &block<ROWS, 4>;
+  }
+}
+
+Block block_for(int64_t rows, int64_t panels) {
+  switch (rows) {
+    case 1: return block_for<1>(panels);
+    case 2: return block_for<2>(panels);
+    case 3: return block_for<3>(panels);
+    default: return block_for<4>(panels);
+  }
+}
+
+}  // namespace
+
+PanelMatrix::PanelMatrix(const float* w, int64_t outputs, int64_t inputs)
+    : outputs_(outputs), inputs_(inputs) {
+  const int64_t panels = (outputs + kPanel - 1) / kPanel;
+  panels_.assign(size_t(panels * inputs * kPanel), 0.0f);
+  for (int64_t m = 0; m < outputs; ++m)
+    for (int64_t k = 0; k < inputs; ++k)
+      panels_[size_t((m / kPanel * inputs + k) * kPanel + m % kPanel)] = w[m * inputs + k];
+}
+
+void PanelMatrix::multiply_add(const float* a, int64_t lda, int64_t rows, float* out,
+                               int64_t ldo) const {
+  const int64_t panels = (outputs_ + kPanel - 1) / kPanel;
+  for (int64_t r = 0; r < rows; r += 4) {
+    const int64_t block_rows = std::min<int64_t>(4, rows - r);
+    for (int64_t p = 0; p < panels; p += 4) {
+      const int64_t block_panels = std::min<int64_t>(4, panels - p);
+      const int64_t columns = std::min(outputs_ - p * kPanel, block_panels * kPanel);
+      const int64_t last = columns - (block_panels - 1) * kPanel;  // 1..16
+      const __mmask16 last_mask = __mmask16((1u << last) - 1);
+      block_for(block_rows, block_panels)(a + r * lda, lda, &panels_[size_t(p * inputs_ * kPanel)],
+                                          inputs_, out + r * ldo + p * kPanel, ldo, last_mask);
+    }
+  }
+}
+
+bool panel_product_available() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+
+}  // namespace strata::kernels::cpu
