@@ -138,6 +138,39 @@ TEST(RecurrentKernels, VanillaRnnEachActivation) {
       }
 }
 
+// Wide enough states are shared among two threads by hidden units (strata's kernel), and each
+// direction of a bidirectional op runs on its own thread: the outputs are the reference's.
+TEST(RecurrentKernels, StepsSharedAmongThreads) {
+  std::mt19937 rng(56);
+  for (const char* op : {"LSTM", "GRU", "RNN"})
+    for (const char* direction : {"forward", "bidirectional"})
+      for (bool lbr : {false, true}) {
+        if (lbr && std::string(op) != "GRU") continue;
+        Case c{op, direction};
+        c.linear_before_reset = lbr;
+        c.peepholes = std::string(op) == "LSTM";
+        const Sizes s{5, pick(rng, 1, 3), 24, std::string(op) == "RNN" ? 400 : 230};
+        SCOPED_TRACE(testing::Message()
+                     << op << " " << direction << (lbr ? " lbr" : "") << " batch " << s.batch);
+        auto [graph, inputs] = build(c, s, rng);
+        runtime::SessionOptions two_threads, reference;
+        two_threads.threads = 2;
+        reference.fast_kernels = false;
+        const SessionResult fast = run_session(graph, inputs, two_threads);
+        const SessionResult slow = run_session(graph, inputs, reference);
+        EXPECT_EQ(fast.steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u)
+            << fast.steps[0].reason;
+        for (size_t i = 0; i < fast.outputs.size(); ++i) {
+          // The RNN's pre-activations are sums of 400 products of values up to 1: float32
+          // rounding reaches 1e-4 where tanh is steep.
+          const double tolerance = std::string(op) == "RNN" ? 1e-3 : 1e-4;
+          const runtime::Comparison cmp =
+              runtime::compare(fast.outputs[i], slow.outputs[i], {tolerance, tolerance});
+          EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.problem;
+        }
+      }
+}
+
 // What oneDNN cannot compute stays on the reference kernel, and the step says why.
 TEST(RecurrentKernels, UnsupportedAttributesStayOnTheReferenceKernel) {
   std::mt19937 rng(54);

@@ -20,7 +20,9 @@ __attribute__((target("avx512f"))) void block(const float* a, int64_t lda, const
                                               int64_t k, float* out, int64_t ldo,
                                               __mmask16 last_mask) {
   __m512 acc[ROWS][PANELS];
+#pragma GCC unroll 4
   for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
     for (int p = 0; p < PANELS; ++p) {
       const __mmask16 m = p == PANELS - 1 ? last_mask : __mmask16(0xffff);
       acc[r][p] = _mm512_maskz_loadu_ps(m, out + r * ldo + p * kPanel);
@@ -28,13 +30,18 @@ __attribute__((target("avx512f"))) void block(const float* a, int64_t lda, const
   const int64_t stride = k * kPanel;  // from one panel to the next
   for (int64_t j = 0; j < k; ++j) {
     __m512 w[PANELS];
+#pragma GCC unroll 4
     for (int p = 0; p < PANELS; ++p) w[p] = _mm512_loadu_ps(panel + p * stride + j * kPanel);
+#pragma GCC unroll 4
     for (int r = 0; r < ROWS; ++r) {
       const __m512 x = _mm512_set1_ps(a[r * lda + j]);
+#pragma GCC unroll 4
       for (int p = 0; p < PANELS; ++p) acc[r][p] = _mm512_fmadd_ps(x, w[p], acc[r][p]);
     }
   }
+#pragma GCC unroll 4
   for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
     for (int p = 0; p < PANELS; ++p) {
       const __mmask16 m = p == PANELS - 1 ? last_mask : __mmask16(0xffff);
       _mm512_mask_storeu_ps(out + r * ldo + p * kPanel, m, acc[r][p]);
