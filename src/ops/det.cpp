@@ -5,6 +5,7 @@
 
 #include "ops/indexing.h"
 #include "ops/op.h"
+#include "ops/reduce_util.h"
 
 namespace strata::ops {
 
@@ -64,7 +65,7 @@ class DetOp final : public Op {
       std::vector<double> a(size_t(m * m));
       for (int64_t i = 0; i < y.numel(); ++i) {
         for (int64_t k = 0; k < m * m; ++k) a[size_t(k)] = double(x.data<T>()[i * m * m + k]);
-        y.data<T>()[i] = T(float(determinant(a, m)));
+        y.data<T>()[i] = from_acc<T>(determinant(a, m));
       }
     });
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ops/layout_util.h"
+#include "ops/reduce_util.h"
 
 namespace strata::ops {
 
@@ -65,7 +66,7 @@ class MeanVarianceNormOp final : public Op {
         const size_t g = size_t(group[size_t(i)]);
         const double mean = sum[g] / count;
         const double variance = std::max(0.0, sum_sq[g] / count - mean * mean);
-        out[i] = T(float((double(in[i]) - mean) / (std::sqrt(variance) + kEpsilon)));
+        out[i] = from_acc<T>((double(in[i]) - mean) / (std::sqrt(variance) + kEpsilon));
       }
     });
   }
