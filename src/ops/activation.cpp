@@ -1,6 +1,6 @@
-// Activations with attributes or extra inputs: Clip Elu Gelu HardSigmoid HardSwish LeakyRelu
-// Selu Shrink Swish (x * sigmoid(alpha * x), opset 24) ThresholdedRelu PRelu. The output has the
-// shape and dtype of input 0.
+// Activations with attributes or extra inputs: Celu Clip Elu Gelu HardSigmoid HardSwish LeakyRelu
+// Selu Shrink Swish (x * sigmoid(alpha * x), opset 24) ThresholdedRelu PRelu, and SwiGLU
+// (Swish(a) * b, opset 28; a and b of one shape). The output has the shape and dtype of input 0.
 //
 // Cost, FLOPs per output element (elementwise_cost): one per arithmetic operation, where a
 // comparison, min, max and a library function (exp, erf, tanh) count as one.
@@ -8,6 +8,7 @@
 //   PRelu 2 (compare, multiply)                HardSigmoid 4 (multiply, add, min, max)
 //   Elu 4 (compare, exp, subtract, multiply)   HardSwish 5 (HardSigmoid's 4, multiply)
 //   Selu 5 (compare, exp, subtract, 2 multiplies)  Swish 5 (Sigmoid's 4, multiply)
+//   Celu 5 (compare, divide, exp, subtract, multiply)  SwiGLU 6 (Swish's 5 on a, multiply by b)
 //   Shrink 3 (2 compares, add or subtract)     ThresholdedRelu 1 (compare)
 //   Gelu 5 (scale, erf, add, 2 multiplies); approximate=tanh 9 (cube: 2, scale, add, scale,
 //   tanh, add, 2 multiplies)
@@ -54,6 +55,7 @@ C no_upper_bound() {
 class FloatActivationOp final : public Op {
  public:
   enum class Kind {
+    kCelu,
     kElu,
     kGelu,
     kGeluTanh,
@@ -75,6 +77,7 @@ class FloatActivationOp final : public Op {
       case Kind::kHardSigmoid: return ActivationOfOp{{K::kHardSigmoid, alpha_, beta_}};
       case Kind::kHardSwish: return ActivationOfOp{{K::kHardSwish}};
       case Kind::kLeakyRelu: return ActivationOfOp{{K::kLeakyRelu, alpha_}};
+      case Kind::kCelu:
       case Kind::kSelu:
       case Kind::kShrink:
       case Kind::kThresholdedRelu: return std::nullopt;
@@ -90,6 +93,10 @@ class FloatActivationOp final : public Op {
     if (type == "Elu") {
       kind_ = Kind::kElu;
       alpha_ = node.attr_float("alpha", 1.0f);
+    } else if (type == "Celu") {  // Elu of x / alpha, scaled by alpha: continuous for any alpha
+      kind_ = Kind::kCelu;
+      alpha_ = node.attr_float("alpha", 1.0f);
+      if (alpha_ == 0) fail("attribute 'alpha' must not be 0");
     } else if (type == "Gelu") {
       const std::string approximate = node.attr_string("approximate", "none");
       if (approximate != "none" && approximate != "tanh")
@@ -139,6 +146,7 @@ class FloatActivationOp final : public Op {
       case Kind::kElu:
       case Kind::kHardSigmoid: return elementwise_cost(ctx, 4);
       case Kind::kHardSwish:
+      case Kind::kCelu:
       case Kind::kSelu:
       case Kind::kSwish:
       case Kind::kGelu: return elementwise_cost(ctx, 5);
@@ -157,6 +165,8 @@ class FloatActivationOp final : public Op {
       auto hard_sigmoid = [=](C v) { return std::max(C(0), std::min(C(1), alpha * v + beta)); };
       switch (kind_) {
         case Kind::kElu: return map([=](C v) { return v < 0 ? alpha * std::expm1(v) : v; });
+        case Kind::kCelu:
+          return map([=](C v) { return v < 0 ? alpha * std::expm1(v / alpha) : v; });
         case Kind::kGelu:
           return map(
               [](C v) { return C(0.5) * v * (1 + std::erf(v * C(std::numbers::sqrt2 / 2))); });
@@ -259,6 +269,42 @@ class ClipOp final : public Op {
   double min_ = 0, max_ = 0;
 };
 
+// SwiGLU (opset 28): y = Swish(a, alpha) * b, a gated linear unit; a and b have the same shape.
+class SwiGluOp final : public Op {
+ public:
+  explicit SwiGluOp(const NodeInfo& node) : alpha_(node.attr_float("alpha", 1.0f)) {}
+
+  void infer(InferContext& ctx) const override {
+    const Meta& a = ctx.input(0);
+    const Meta& b = ctx.input(1);
+    if (!is_float(a.dtype)) fail("does not support dtype {}", dtype_name(a.dtype));
+    if (b.dtype != a.dtype)
+      fail("input 'b' has dtype {}, but 'a' is {}", dtype_name(b.dtype), dtype_name(a.dtype));
+    if (!(a.shape == b.shape))
+      fail("inputs 'a' {} and 'b' {} must have the same shape", a.shape.str(), b.shape.str());
+    ctx.set_output(0, a.dtype, a.shape);
+  }
+
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    return elementwise_cost(ctx, 6);
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    visit_float(a.dtype(), [&]<class T>(Type<T>) {
+      using C = compute_t<T>;
+      const C alpha = C(alpha_);
+      broadcast_map(
+          y.data<T>(), y.shape(), [=](C va, C vb) { return va / (1 + std::exp(-alpha * va)) * vb; },
+          operand<T>(a), operand<T>(ctx.input(1)));
+    });
+  }
+
+ private:
+  float alpha_;
+};
+
 // PRelu: y = x < 0 ? slope * x : x, with slope broadcast (numpy rules) to x's shape.
 // Before opset 7 a 1-D slope holds one value per channel (dim 1 of x) instead.
 class PReluOp final : public Op {
@@ -331,6 +377,7 @@ std::optional<ActivationOfOp> activation_of(const Op& op) {
 std::unique_ptr<Op> make_activation(const NodeInfo& node) {
   if (node.op_type() == "Clip") return std::make_unique<ClipOp>(node);
   if (node.op_type() == "PRelu") return std::make_unique<PReluOp>(node);
+  if (node.op_type() == "SwiGLU") return std::make_unique<SwiGluOp>(node);
   return std::make_unique<FloatActivationOp>(node);
 }
 

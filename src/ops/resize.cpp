@@ -1,8 +1,9 @@
-// Resize (opsets 10-19): samples the input on a grid of the output's size. Each output coordinate
-// maps back to an input coordinate (coordinate_transformation_mode), where nearest, n-linear or
-// n-cubic interpolation reads the neighbouring input elements. The interpolation is separable:
-// per axis we compute "taps" (input index, weight) for every output coordinate, and an output
-// element is the sum over the product of its axes' taps.
+// Resize (opsets 10-19) and Upsample (opsets 7-9, deprecated; Resize-10's rule, with `scales`
+// an attribute before opset 9): samples the input on a grid of the output's size. Each output
+// coordinate maps back to an input coordinate (coordinate_transformation_mode), where nearest,
+// n-linear or n-cubic interpolation reads the neighbouring input elements. The interpolation is
+// separable: per axis we compute "taps" (input index, weight) for every output coordinate, and an
+// output element is the sum over the product of its axes' taps.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -61,7 +62,12 @@ T from_double(double v) {
 
 class ResizeOp final : public Op {
  public:
-  explicit ResizeOp(const NodeInfo& node) : opset_(node.opset()) {
+  explicit ResizeOp(const NodeInfo& node)
+      : opset_(node.op_type() == "Upsample" ? std::min<int64_t>(node.opset(), 10) : node.opset()) {
+    if (node.op_type() == "Upsample" && node.opset() < 9) {
+      for (float s : node.attr_floats("scales")) attr_scales_.push_back(s);
+      if (attr_scales_.empty()) fail("attribute 'scales' is required before opset 9");
+    }
     const std::string mode = node.attr_string("mode", "nearest");
     if (mode == "nearest") {
       mode_ = Mode::kNearest;
@@ -142,6 +148,7 @@ class ResizeOp final : public Op {
     Tensor& out = ctx.output(0);
     std::vector<double> scales;
     std::vector<int64_t> sizes;
+    if (!attr_scales_.empty()) scales = attr_scales_;
     if (ctx.has_input(scales_input())) scales = ctx.input(scales_input()).to_double();
     if (opset_ >= 11 && ctx.has_input(3)) sizes = ctx.input(3).to_int64();
     if (!scales.empty() && !sizes.empty()) fail("only one of 'scales' and 'sizes' may be given");
@@ -173,6 +180,7 @@ class ResizeOp final : public Op {
 
   // The scales input's values, or empty when it is absent or an empty tensor.
   std::vector<double> target_scales(const InferContext& ctx) const {
+    if (!attr_scales_.empty()) return attr_scales_;
     const size_t i = scales_input();
     if (!ctx.has_input(i)) return {};
     const Dim n = ctx.shape(i).numel();
@@ -425,6 +433,7 @@ class ResizeOp final : public Op {
   }
 
   int64_t opset_;
+  std::vector<double> attr_scales_;  // Upsample before opset 9
   Mode mode_ = Mode::kNearest;
   std::string transform_;
   std::string nearest_mode_;

@@ -38,6 +38,8 @@ TEST(Activation, FloatActivationsMatchNumpy) {
       {"ThresholdedRelu", {{"alpha", attr_float(-1.0f)}}, {0, -0.5f, 0, 1.5f}},
       {"Shrink", {{"lambd", attr_float(0.4f)}}, {-2.0f, -0.5f, 0, 1.5f}},
       {"Swish", {{"alpha", attr_float(0.5f)}}, {-0.5378828f, -0.2189117f, 0, 1.018768f}},
+      {"Celu", {}, {-0.8646647f, -0.3934693f, 0, 1.5f}},
+      {"Celu", {{"alpha", attr_float(2)}}, {-1.264241f, -0.4423984f, 0, 1.5f}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op_type);
@@ -45,6 +47,32 @@ TEST(Activation, FloatActivationsMatchNumpy) {
     call.inputs = {Tensor::from<float>({2, 2}, std::span(kX))};
     expect_near(run_op(call)[0], c.expected);
   }
+}
+
+TEST(Activation, CeluRejectsZeroAlpha) {
+  OpCall call = op_call("Celu", 12, {{"alpha", attr_float(0)}});
+  call.inputs = {Tensor::from<float>({1}, {1})};
+  EXPECT_THROW(run_op(call), Error);
+}
+
+TEST(SwiGLU, GatesBBySwishOfA) {
+  OpCall call = op_call("SwiGLU", 28);
+  call.inputs = {Tensor::from<float>({2, 2}, std::span(kX)),
+                 Tensor::from<float>({2, 2}, {1, 2, 3, 4})};
+  expect_near(run_op(call)[0], {-0.2384058f, -0.3775406f, 0, 4.905448f});
+  OpCall alpha = op_call("SwiGLU", 28, {{"alpha", attr_float(0.5f)}});
+  alpha.inputs = {Tensor::from<float>({2, 2}, std::span(kX)),
+                  Tensor::from<float>({2, 2}, {1, 1, 1, 2})};
+  expect_near(run_op(alpha)[0], {-0.5378828f, -0.2189117f, 0, 2.037536f});
+}
+
+TEST(SwiGLU, RejectsMismatchedInputs) {
+  OpCall shape = op_call("SwiGLU", 28);
+  shape.inputs = {Tensor::from<float>({2}, {1, 2}), Tensor::from<float>({1}, {1})};
+  EXPECT_THROW(run_op(shape), Error);
+  OpCall dtype = op_call("SwiGLU", 28);
+  dtype.inputs = {Tensor::from<float>({1}, {1}), Tensor::from<double>({1}, {1})};
+  EXPECT_THROW(run_op(dtype), Error);
 }
 
 TEST(Activation, GeluRejectsUnknownApproximation) {

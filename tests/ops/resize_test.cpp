@@ -41,6 +41,24 @@ TEST(Resize, NearestUpsample) {
   expect_near(out[0], {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
 }
 
+TEST(Upsample, ScalesInputFromOpset9) {
+  OpCall call = op_call("Upsample", 9);
+  call.inputs = {k2x2, Tensor::from<float>({4}, {1, 1, 2, 3})};
+  std::vector<Tensor> out = run_op(call);
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{1, 1, 4, 6}));
+  expect_near(out[0], {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+}
+
+TEST(Upsample, LinearScalesAttributeBeforeOpset9) {
+  OpCall call = op_call("Upsample", 7,
+                        {{"mode", attr_string("linear")}, {"scales", attr_floats({1, 1, 2, 2})}});
+  call.inputs = {k2x2};
+  expect_near(run_op(call)[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
+  OpCall missing = op_call("Upsample", 7);
+  missing.inputs = {k2x2};
+  EXPECT_THROW(run_op(missing), Error);
+}
+
 TEST(Resize, LinearDownsampleHalfPixel) {
   expect_near(run_op(resize_scales(k2x4, {1, 1, 0.6f, 0.6f}, "linear"))[0],
               {2.6666665f, 4.333333f});

@@ -21,6 +21,13 @@ TEST(ScatterElements, Axis0) {
   expect_near(out[0], {2.0f, 1.1f, 0, 1.0f, 0, 2.2f, 0, 2.1f, 1.2f});
 }
 
+TEST(Scatter, IsTheDeprecatedNameOfScatterElements) {
+  OpCall call = op_call("Scatter", 9, {{"axis", attr_int(1)}});
+  call.inputs = {Tensor::zeros(DType::kF32, {2, 3}), Tensor::from<int64_t>({2, 1}, {2, 0}),
+                 Tensor::from<float>({2, 1}, {5, 7})};
+  expect_near(run_op(call)[0], {0, 0, 5, 7, 0, 0});
+}
+
 TEST(ScatterElements, Axis1WithNegativeIndex) {
   std::vector<Tensor> out = run_op(scatter_elements(Tensor::from<float>({1, 5}, {1, 2, 3, 4, 5}),
                                                     Tensor::from<int32_t>({1, 2}, {1, -2}),
