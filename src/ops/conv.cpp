@@ -14,17 +14,6 @@ namespace strata::ops {
 
 namespace {
 
-// Everything the direct loop needs for one set of shapes. Built on the first run with those
-// shapes (the warm-up), so that later runs allocate nothing.
-struct ConvPlan {
-  std::vector<int64_t> x_shape, w_shape;
-  int threads = 0;
-  Window window;
-  std::vector<int64_t> in_dims, out_dims;
-  std::vector<std::vector<MappedRow>> tap_rows;
-  std::vector<double> acc;  // one accumulator plane per thread
-};
-
 // The direct loop: for each output channel, every (input channel, kernel tap) pair adds a shifted
 // input plane times one weight into a double accumulator plane. Output planes are shared among
 // the session's threads; each plane's result does not depend on the thread count.
@@ -66,15 +55,14 @@ void conv_direct(const Tensor& x, const Tensor& w, const Tensor* b, ConvPlan& pl
 
 class ConvOp final : public Op {
  public:
-  explicit ConvOp(const NodeInfo& node) : attrs_(node) {}
+  explicit ConvOp(const NodeInfo& node) : attrs_(node), conv_(attrs_) {}
   const ConvAttributes& attributes() const { return attrs_; }
 
   void infer(InferContext& ctx) const override {
     check_conv_inputs(ctx);
     const Shape& w = ctx.shape(1);
     check_bias_size(ctx, w[0]);
-    const Window window = resolve_conv_window(attrs_.window, ctx.shape(0), w);
-    ctx.set_output(0, ctx.dtype(0), output_shape(window, ctx.shape(0), w));
+    ctx.set_output(0, ctx.dtype(0), conv_.output_shape(ctx.shape(0), w));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
@@ -85,65 +73,72 @@ class ConvOp final : public Op {
   }
 
   void run(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& w = ctx.input(1);
-    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    Tensor& y = ctx.output(0);
-    ConvPlan& plan = plan_for(x, w, y);
-    if (b && b->numel() != w.dim(0))
-      fail("bias B has {} values but there are {} output channels", b->numel(), w.dim(0));
-    visit_float(x.dtype(),
-                [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, plan, attrs_.group, y); });
+    conv_.run(ctx.input(0), ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr,
+              ctx.output(0));
   }
 
  private:
-  // The plan for these shapes, rebuilt only when the shapes or the thread count change.
-  ConvPlan& plan_for(const Tensor& x, const Tensor& w, const Tensor& y) const {
-    const int threads = omp_get_max_threads();
-    if (plan_.x_shape == x.shape() && plan_.w_shape == w.shape() && plan_.threads == threads)
-      return plan_;
-    const Shape x_shape = Shape::of(x.shape()), w_shape = Shape::of(w.shape());
-    Window window = resolve_conv_window(attrs_.window, x_shape, w_shape);
-    // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
-    if (output_shape(window, x_shape, w_shape) != Shape::of(y.shape()))
-      fail("output shape {} does not match the inputs", y.shape_str());
-    ConvPlan plan;
-    plan.x_shape = x.shape();
-    plan.w_shape = w.shape();
-    plan.threads = threads;
-    plan.in_dims = spatial_dims(x.shape());
-    plan.out_dims = spatial_dims(y.shape());
-    plan.window = with_forward_pads(window, plan.in_dims);
-    plan.tap_rows = map_taps(plan.window, plan.out_dims, plan.in_dims);
-    plan.acc.resize(size_t(product(plan.out_dims) * threads));
-    plan_ = std::move(plan);
-    return plan_;
-  }
-
-  // [N, M, output spatial...], after checking X's channels against W's and the groups.
-  Shape output_shape(const Window& window, const Shape& x, const Shape& w) const {
-    const int64_t group = attrs_.group;
-    const Dim& channels = x[1];
-    if (channels.is_static() && w[1].is_static() &&
-        channels.value() != checked_mul(w[1].value(), group))
-      fail("X has {} channels but W expects {} per group x {} groups", channels.value(),
-           w[1].value(), group);
-    if (w[0].is_static() && w[0].value() % group != 0)
-      fail("W has {} output channels, not a multiple of group {}", w[0].value(), group);
-    Shape out;
-    out.reserve(2 + window.rank());
-    out.push_back(x[0]);
-    out.push_back(w[0]);
-    for (size_t d = 0; d < window.rank(); ++d)
-      out.push_back(window_output_dim(window, d, x[int64_t(d) + 2]));
-    return out;
-  }
-
   ConvAttributes attrs_;
-  mutable ConvPlan plan_;  // a cache: the op runs on one thread of control at a time
+  mutable DirectConv conv_;  // holds a plan: the op runs on one thread of control at a time
 };
 
 }  // namespace
+
+DirectConv::DirectConv(const ConvAttributes& attrs) : attrs_(&attrs) {}
+
+Shape DirectConv::output_shape(const Shape& x, const Shape& w) const {
+  return shape_of_output(resolve_conv_window(attrs_->window, x, w), x, w);
+}
+
+void DirectConv::run(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) {
+  ConvPlan& plan = plan_for(x, w, y);
+  if (b && b->numel() != w.dim(0))
+    fail("bias B has {} values but there are {} output channels", b->numel(), w.dim(0));
+  visit_float(x.dtype(),
+              [&]<class T>(Type<T>) { conv_direct<T>(x, w, b, plan, attrs_->group, y); });
+}
+
+// The plan for these shapes, rebuilt only when the shapes or the thread count change.
+ConvPlan& DirectConv::plan_for(const Tensor& x, const Tensor& w, const Tensor& y) {
+  const int threads = omp_get_max_threads();
+  if (plan_.x_shape == x.shape() && plan_.w_shape == w.shape() && plan_.threads == threads)
+    return plan_;
+  const Shape x_shape = Shape::of(x.shape()), w_shape = Shape::of(w.shape());
+  Window window = resolve_conv_window(attrs_->window, x_shape, w_shape);
+  // Infer may have seen symbolic dims: check the concrete shapes before indexing with them.
+  if (shape_of_output(window, x_shape, w_shape) != Shape::of(y.shape()))
+    fail("output shape {} does not match the inputs", y.shape_str());
+  ConvPlan plan;
+  plan.x_shape = x.shape();
+  plan.w_shape = w.shape();
+  plan.threads = threads;
+  plan.in_dims = spatial_dims(x.shape());
+  plan.out_dims = spatial_dims(y.shape());
+  plan.window = with_forward_pads(window, plan.in_dims);
+  plan.tap_rows = map_taps(plan.window, plan.out_dims, plan.in_dims);
+  plan.acc.resize(size_t(product(plan.out_dims) * threads));
+  plan_ = std::move(plan);
+  return plan_;
+}
+
+// [N, M, output spatial...], after checking X's channels against W's and the groups.
+Shape DirectConv::shape_of_output(const Window& window, const Shape& x, const Shape& w) const {
+  const int64_t group = attrs_->group;
+  const Dim& channels = x[1];
+  if (channels.is_static() && w[1].is_static() &&
+      channels.value() != checked_mul(w[1].value(), group))
+    fail("X has {} channels but W expects {} per group x {} groups", channels.value(), w[1].value(),
+         group);
+  if (w[0].is_static() && w[0].value() % group != 0)
+    fail("W has {} output channels, not a multiple of group {}", w[0].value(), group);
+  Shape out;
+  out.reserve(2 + window.rank());
+  out.push_back(x[0]);
+  out.push_back(w[0]);
+  for (size_t d = 0; d < window.rank(); ++d)
+    out.push_back(window_output_dim(window, d, x[int64_t(d) + 2]));
+  return out;
+}
 
 ConvAttributes::ConvAttributes(const NodeInfo& node)
     : window(node), group(node.attr_int("group", 1)) {

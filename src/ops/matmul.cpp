@@ -9,6 +9,7 @@
 #include "ops/broadcast.h"
 #include "ops/op.h"
 #include "ops/reduce_util.h"
+#include "ops/requantize.h"
 
 namespace strata::ops {
 
@@ -180,6 +181,9 @@ class QuantizedMatMulOp final : public Op {
     }
     const std::vector<double> a_scale = ctx.input(1).to_double(),
                               b_scale = ctx.input(4).to_double();
+    check_scales(a_scale, "a_scale");
+    check_scales(b_scale, "b_scale");
+    check_scales(ctx.input(6).to_double(), "y_scale");
     const float y_scale = float(ctx.input(6).to_double()[0]);
     const double y_zp = ctx.input(7).to_double()[0];
     const int64_t n = y.rank() >= 1 && b.rank() > 1 ? y.dim(y.rank() - 1) : 1;
@@ -188,10 +192,7 @@ class QuantizedMatMulOp final : public Op {
       for (int64_t i = 0; i < y.numel(); ++i) {
         const float sa = float(a_scale[a_scale.size() == 1 ? 0 : size_t((i / n) % m)]);
         const float sb = float(b_scale[b_scale.size() == 1 ? 0 : size_t(i % n)]);
-        const float multiplier = sa * sb / y_scale;
-        const double v = std::nearbyint(double(p[i]) * double(multiplier)) + y_zp;
-        y.data<Q>()[i] = Q(std::clamp(v, double(std::numeric_limits<Q>::lowest()),
-                                      double(std::numeric_limits<Q>::max())));
+        y.data<Q>()[i] = requantize<Q>(double(p[i]), sa * sb / y_scale, y_zp);
       }
     });
   }
