@@ -75,18 +75,86 @@ float fma_scalar(int64_t steps) {
   return sum;
 }
 
-struct FmaKernel {
+// int8 dot products, u8 × s8 summed in groups of four into int32 lanes (what oneDNN's int8
+// convolutions and matmuls run): AVX-512 VNNI's one instruction per 64 multiply-adds, or without
+// VNNI the two-instruction sequence (u8·s8 pairs into int16, pairs of int16 into int32) and an add.
+__attribute__((target("avx512f,avx512vnni"))) float dot_vnni512(int64_t steps) {
+  __m512i acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_epi32(c);
+  const __m512i a = _mm512_set1_epi8(1), b = _mm512_set1_epi8(-1);
+  for (int64_t i = 0; i < steps; ++i)
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_dpbusd_epi32(acc[c], a, b);
+  for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_epi32(acc[0], acc[c]);
+  alignas(64) int32_t lanes[16];
+  _mm512_store_si512(lanes, acc[0]);
+  int64_t sum = 0;
+  for (int32_t x : lanes) sum += x;
+  return float(sum);
+}
+
+__attribute__((target("avx512bw"))) float dot_avx512bw(int64_t steps) {
+  __m512i acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_epi32(c);
+  const __m512i a = _mm512_set1_epi8(1), b = _mm512_set1_epi8(-1), ones = _mm512_set1_epi16(1);
+  for (int64_t i = 0; i < steps; ++i)
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = _mm512_add_epi32(acc[c], _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), ones));
+  for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_epi32(acc[0], acc[c]);
+  alignas(64) int32_t lanes[16];
+  _mm512_store_si512(lanes, acc[0]);
+  int64_t sum = 0;
+  for (int32_t x : lanes) sum += x;
+  return float(sum);
+}
+
+__attribute__((target("avx2"))) float dot_avx2(int64_t steps) {
+  __m256i acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_epi32(c);
+  const __m256i a = _mm256_set1_epi8(1), b = _mm256_set1_epi8(-1), ones = _mm256_set1_epi16(1);
+  for (int64_t i = 0; i < steps; ++i)
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = _mm256_add_epi32(acc[c], _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones));
+  for (int c = 1; c < kChains; ++c) acc[0] = _mm256_add_epi32(acc[0], acc[c]);
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc[0]);
+  int64_t sum = 0;
+  for (int32_t x : lanes) sum += x;
+  return float(sum);
+}
+
+float dot_scalar(int64_t steps) {
+  int32_t acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = c;
+  volatile int8_t b = -1;  // keeps the compiler from folding the sums
+  for (int64_t i = 0; i < steps; ++i)
+    for (int c = 0; c < kChains; ++c) acc[c] += int32_t(uint8_t(1)) * b;
+  int64_t sum = 0;
+  for (int32_t x : acc) sum += x;
+  return float(sum);
+}
+
+// A loop of kChains independent chains and how many operations (2 per multiply-add) one step of
+// them is.
+struct PeakKernel {
   float (*run)(int64_t);
-  int lanes;
+  double ops_per_step;
   const char* isa;
 };
 
-FmaKernel widest_fma_kernel() {
+PeakKernel widest_fma_kernel() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {fma_avx512, 16, "avx512f"};
+  if (__builtin_cpu_supports("avx512f")) return {fma_avx512, 2.0 * kChains * 16, "avx512f"};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return {fma_avx2, 8, "avx2+fma"};
-  return {fma_scalar, 1, "scalar"};
+    return {fma_avx2, 2.0 * kChains * 8, "avx2+fma"};
+  return {fma_scalar, 2.0 * kChains, "scalar"};
+}
+
+PeakKernel widest_int8_kernel() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512vnni")) return {dot_vnni512, 2.0 * kChains * 64, "avx512_vnni"};
+  if (__builtin_cpu_supports("avx512bw")) return {dot_avx512bw, 2.0 * kChains * 64, "avx512bw"};
+  if (__builtin_cpu_supports("avx2")) return {dot_avx2, 2.0 * kChains * 32, "avx2"};
+  return {dot_scalar, 2.0 * kChains, "scalar"};
 }
 
 void check_threads(int threads) {
@@ -98,7 +166,7 @@ void check_threads(int threads) {
 // Every thread runs kernel(steps) at once, timing its own run after a barrier, so the start-up of
 // the thread team (which waits for a free core on a busy machine) is not counted. Returns the
 // slowest thread's time; `team` receives the number of threads OpenMP actually started.
-double time_parallel_fma(const FmaKernel& kernel, int threads, int64_t steps, int& team) {
+double time_parallel(const PeakKernel& kernel, int threads, int64_t steps, int& team) {
   std::vector<double> seconds(size_t(threads), 0.0);
   float sink = 0;
   team = 1;
@@ -110,7 +178,7 @@ double time_parallel_fma(const FmaKernel& kernel, int threads, int64_t steps, in
     sink += kernel.run(steps);
     seconds[size_t(omp_get_thread_num())] = seconds_since(start);
   }
-  if (!(sink == sink)) fail_internal("the FMA measurement produced NaN");
+  if (!(sink == sink)) fail_internal("the peak measurement produced NaN");
   return *std::max_element(seconds.begin(), seconds.end());
 }
 
@@ -178,9 +246,11 @@ std::map<std::string, std::string> library_versions() {
   };
 }
 
-FlopsMeasurement measure_peak_gflops(int threads, double seconds) {
+namespace {
+
+// The fastest rate of `kernel` on `threads` threads over runs of about 1 ms for `seconds`.
+FlopsMeasurement measure_peak(const PeakKernel& kernel, int threads, double seconds) {
   check_threads(threads);
-  const FmaKernel kernel = widest_fma_kernel();
   const double target = kRunSeconds;
   // Calibrate on this thread alone: grow the step count until a run is long enough to time, then
   // scale it to the target (the fastest of three, as preemption only makes runs slower). Every
@@ -203,12 +273,22 @@ FlopsMeasurement measure_peak_gflops(int threads, double seconds) {
   }
   steps = std::max<int64_t>(1, int64_t(double(steps) * target / std::max(elapsed, 1e-9)));
   int team = 1;
-  double best = time_parallel_fma(kernel, threads, steps, team);
+  double best = time_parallel(kernel, threads, steps, team);
   const auto start = Clock::now();
   while (seconds_since(start) < seconds)
-    best = std::min(best, time_parallel_fma(kernel, threads, steps, team));
-  const double flops = 2.0 * kChains * kernel.lanes * double(steps) * team;
-  return {flops / best * 1e-9, kernel.isa};
+    best = std::min(best, time_parallel(kernel, threads, steps, team));
+  const double ops = kernel.ops_per_step * double(steps) * team;
+  return {ops / best * 1e-9, kernel.isa};
+}
+
+}  // namespace
+
+FlopsMeasurement measure_peak_gflops(int threads, double seconds) {
+  return measure_peak(widest_fma_kernel(), threads, seconds);
+}
+
+FlopsMeasurement measure_peak_int8_gops(int threads, double seconds) {
+  return measure_peak(widest_int8_kernel(), threads, seconds);
 }
 
 double measure_bandwidth_gbps(int threads, int repetitions) {

@@ -27,6 +27,11 @@ struct FlopsMeasurement {
 // multiply-adds in registers; the fastest of runs of about 1 ms repeated for `seconds`.
 FlopsMeasurement measure_peak_gflops(int threads, double seconds = 0.2);
 
+// Peak int8 operations per second (2 per multiply-add) the same way, with the int8 dot products
+// oneDNN's int8 kernels use: AVX-512 VNNI where the CPU has it ("avx512_vnni"), else the
+// multiply-add pairs of AVX-512BW or AVX2, else scalar code.
+FlopsMeasurement measure_peak_int8_gops(int threads, double seconds = 0.2);
+
 // Memory bandwidth with `threads` threads: the fastest of `repetitions` stream triads
 // a = b + s * c over arrays four times the last-level cache (at least 64 MiB each), counting
 // 3 * 4 bytes per element (two reads and a write, as STREAM does).

@@ -76,6 +76,11 @@ std::optional<MachineInfo> find_entry(const json& entries, const std::string& cp
     m.peak_gflops = e["peak_gflops"].get<double>();
     m.peak_gbps = e["peak_gbps"].get<double>();
     if (e.contains("isa") && e["isa"].is_string()) m.isa = e["isa"].get<std::string>();
+    // Entries written before the int8 peak was measured are measured again.
+    if (!positive_number(e, "peak_int8_gops")) return std::nullopt;
+    m.peak_int8_gops = e["peak_int8_gops"].get<double>();
+    if (e.contains("int8_isa") && e["int8_isa"].is_string())
+      m.int8_isa = e["int8_isa"].get<std::string>();
     return m;
   }
   return std::nullopt;
@@ -110,6 +115,9 @@ MachineInfo machine_peaks(int threads, const MachineCacheOptions& options) {
   const FlopsMeasurement flops = measure_peak_gflops(threads, kFlopsSeconds);
   m.peak_gflops = flops.gflops;
   m.isa = flops.isa;
+  const FlopsMeasurement int8 = measure_peak_int8_gops(threads, kFlopsSeconds);
+  m.peak_int8_gops = int8.gflops;
+  m.int8_isa = int8.isa;
   m.peak_gbps = measure_bandwidth_gbps(threads, kBandwidthPasses);
   m.peaks_source = "measured";
   if (!cache.may_write) return m;
@@ -121,6 +129,8 @@ MachineInfo machine_peaks(int threads, const MachineCacheOptions& options) {
                   {"peak_gflops", m.peak_gflops},
                   {"peak_gbps", m.peak_gbps},
                   {"isa", m.isa},
+                  {"peak_int8_gops", m.peak_int8_gops},
+                  {"int8_isa", m.int8_isa},
                   {"measured", utc_now_iso8601()}});
   io::write_json_cache(path, {{"machines", kept}}, cache_kind(options));
   return m;

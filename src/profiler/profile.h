@@ -48,6 +48,8 @@ struct MachineInfo {
   double peak_gbps = 0;      // measured memory bandwidth (stream triad)
   std::string peaks_source;  // "measured", "cache FILE", "" when unknown
   std::string isa;  // instructions of the FLOP/s measurement: "avx512f", "avx2+fma", "scalar"
+  double peak_int8_gops = 0;  // measured int8 peak (2 operations per multiply-add; 0: unknown)
+  std::string int8_isa;       // "avx512_vnni", "avx512bw", "avx2", "scalar"
   bool operator==(const MachineInfo&) const = default;
 };
 

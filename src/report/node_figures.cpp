@@ -11,6 +11,11 @@ const char* bound_name(Bound b) {
   return "-";
 }
 
+bool is_int8_product(const std::string& op_type) {
+  return op_type == "ConvInteger" || op_type == "QLinearConv" || op_type == "MatMulInteger" ||
+         op_type == "QLinearMatMul";
+}
+
 NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::MachineInfo& machine) {
   NodeFigures f;
   f.time = profiler::summarize(node.samples_ms);
@@ -21,12 +26,14 @@ NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::Mach
   if (seconds <= 0) return f;
   f.gflops = node.flops / seconds * 1e-9;
   f.gbps = f.bytes / seconds * 1e-9;
-  if (machine.peak_gflops <= 0 || machine.peak_gbps <= 0) return f;
+  // Integer products are measured against the int8 peak, the rest against the FP32 one.
+  const double peak = is_int8_product(node.op_type) ? machine.peak_int8_gops : machine.peak_gflops;
+  if (peak <= 0 || machine.peak_gbps <= 0) return f;
   if (node.flops <= 0 && f.bytes <= 0) return f;
-  const double balance = machine.peak_gflops / machine.peak_gbps;  // FLOPs per byte
+  const double balance = peak / machine.peak_gbps;  // operations per byte
   const bool compute = f.bytes <= 0 || node.flops / f.bytes >= balance;
   f.bound = compute ? Bound::kCompute : Bound::kMemory;
-  f.pct_of_peak = compute ? 100 * f.gflops / machine.peak_gflops : 100 * f.gbps / machine.peak_gbps;
+  f.pct_of_peak = compute ? 100 * f.gflops / peak : 100 * f.gbps / machine.peak_gbps;
   return f;
 }
 

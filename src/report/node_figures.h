@@ -28,6 +28,10 @@ struct NodeFigures {
 
 NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::MachineInfo& machine);
 
+// Whether an op multiplies int8 operands (its GFLOP/s are int8 operations, its %peak against
+// the machine's int8 peak).
+bool is_int8_product(const std::string& op_type);
+
 // Whether the node's kernel does fewer multiplications than its cost rule counts (a Winograd
 // convolution): its FLOP/s are then effective, the direct algorithm's FLOPs over its time, and may
 // exceed the machine's peak without the peak being wrong.

@@ -250,7 +250,9 @@ json profile_to_json(const Profile& p) {
         {"peak_gflops", p.machine.peak_gflops},
         {"peak_gbps", p.machine.peak_gbps},
         {"peaks_source", p.machine.peaks_source},
-        {"isa", p.machine.isa}}},
+        {"isa", p.machine.isa},
+        {"peak_int8_gops", p.machine.peak_int8_gops},
+        {"int8_isa", p.machine.int8_isa}}},
       {"libraries", p.libraries},
       {"options", p.options},
       {"threads", p.threads},
@@ -302,6 +304,8 @@ Profile profile_from_json(const json& j) {
   p.machine.peak_gbps = machine.number("peak_gbps", false, 0);
   p.machine.peaks_source = machine.string("peaks_source");
   p.machine.isa = machine.string("isa");
+  p.machine.peak_int8_gops = machine.number("peak_int8_gops", false, 0);
+  p.machine.int8_isa = machine.string("int8_isa");
   const json& libraries = r.object("libraries");
   const FieldReader libs(libraries, "libraries.");
   for (auto it = libraries.begin(); it != libraries.end(); ++it)

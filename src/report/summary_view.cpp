@@ -79,14 +79,18 @@ std::string render_summary(const profiler::Profile& p) {
   std::string machine =
       fmt::format("{}, {} logical CPUs", p.machine.cpu.empty() ? "unknown CPU" : p.machine.cpu,
                   p.machine.logical_cpus);
-  if (p.machine.peak_gflops > 0 && p.machine.peak_gbps > 0)
+  if (p.machine.peak_gflops > 0 && p.machine.peak_gbps > 0) {
     machine +=
         fmt::format("; peaks at {}: {:.1f} GFLOP/s FP32{}, {:.1f} GB/s ({})",
                     count(p.threads, "thread"), p.machine.peak_gflops,
                     p.machine.isa.empty() ? "" : " " + p.machine.isa, p.machine.peak_gbps,
                     p.machine.peaks_source.empty() ? "source unknown" : p.machine.peaks_source);
-  else
+    if (p.machine.peak_int8_gops > 0)
+      machine += fmt::format("; int8 {:.1f} GOP/s{}", p.machine.peak_int8_gops,
+                             p.machine.int8_isa.empty() ? "" : " " + p.machine.int8_isa);
+  } else {
     machine += "; peaks unknown (no roofline)";
+  }
   out += line("machine", machine);
   out += line("run", fmt::format("{}, {} warm-up, {} iterations; load {} ms, prepare {} ms",
                                  count(p.threads, "thread"), p.warmup, p.iterations_ms.size(),

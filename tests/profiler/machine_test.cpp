@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,10 @@ TEST(Machine, MeasuresPositivePeaks) {
   EXPECT_FALSE(f.isa.empty());
   EXPECT_GT(measure_bandwidth_gbps(1, 2), 0.1);
   test::expect_error([] { measure_peak_gflops(0); }, {"thread count 0 is out of range"});
+  const FlopsMeasurement int8 = measure_peak_int8_gops(1, 0.02);
+  EXPECT_GT(int8.gflops, 0.1);
+  const std::vector<std::string> isas{"avx512_vnni", "avx512bw", "avx2", "scalar"};
+  EXPECT_NE(std::find(isas.begin(), isas.end(), int8.isa), isas.end()) << int8.isa;
 }
 
 std::string read_text(const std::string& path) {
@@ -55,6 +60,9 @@ TEST(MachineCache, MeasuresOnceThenReadsTheCache) {
   EXPECT_EQ(cached.peak_gflops, measured.peak_gflops);
   EXPECT_EQ(cached.peak_gbps, measured.peak_gbps);
   EXPECT_EQ(cached.isa, measured.isa);
+  EXPECT_GT(measured.peak_int8_gops, 0);
+  EXPECT_EQ(cached.peak_int8_gops, measured.peak_int8_gops);
+  EXPECT_EQ(cached.int8_isa, measured.int8_isa);
   EXPECT_TRUE(warnings.empty());
 
   o.refresh = true;

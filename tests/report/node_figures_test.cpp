@@ -11,7 +11,7 @@ const std::string kSmallProfile =
     std::string(STRATA_SOURCE_DIR) + "/tests/report/data/small_profile.json";
 
 // The machine of small_profile.json: 100 GFLOP/s and 20 GB/s, a balance of 5 FLOP per byte.
-const profiler::MachineInfo kMachine = {"Test CPU 9000", 4, 100, 20, "test", "avx2+fma"};
+const profiler::MachineInfo kMachine = {"Test CPU 9000", 4, 100, 20, "test", "avx2+fma", 0, ""};
 
 profiler::NodeProfile node(double flops, double read, double written, std::vector<double> samples) {
   profiler::NodeProfile n;
@@ -43,6 +43,25 @@ TEST(NodeFigures, MemoryBoundBelowTheMachineBalance) {
   EXPECT_DOUBLE_EQ(f.pct_of_peak, 50);
   // Pure data movement is memory-bound too.
   EXPECT_EQ(node_figures(node(0, 100, 100, {1}), kMachine).bound, Bound::kMemory);
+}
+
+TEST(NodeFigures, IntegerProductsAgainstTheInt8Peak) {
+  profiler::MachineInfo machine = kMachine;
+  machine.peak_int8_gops = 400;                            // a balance of 20 operations per byte
+  profiler::NodeProfile conv = node(1e9, 6e7, 4e7, {20});  // 10 OP/B, 50 GOP/s
+  conv.op_type = "QLinearConv";
+  NodeFigures f = node_figures(conv, machine);
+  EXPECT_EQ(f.bound, Bound::kMemory);   // below the int8 balance, above the FP32 one
+  EXPECT_DOUBLE_EQ(f.pct_of_peak, 25);  // 5 GB/s of 20
+  conv = node(4e9, 6e7, 4e7, {20});     // 40 OP/B, 200 GOP/s
+  conv.op_type = "MatMulInteger";
+  f = node_figures(conv, machine);
+  EXPECT_EQ(f.bound, Bound::kCompute);
+  EXPECT_DOUBLE_EQ(f.pct_of_peak, 50);  // of 400, not of FP32's 100
+  machine.peak_int8_gops = 0;           // unknown int8 peak (an old profile): no roofline for it
+  EXPECT_EQ(node_figures(conv, machine).bound, Bound::kUnknown);
+  EXPECT_TRUE(is_int8_product("ConvInteger"));
+  EXPECT_FALSE(is_int8_product("Conv"));
 }
 
 TEST(NodeFigures, UnknownWithoutCostPeaksOrTime) {

@@ -24,7 +24,7 @@ profiler::Profile full_profile() {
   p.model = "dir/model name.onnx";
   p.model_sha256 = std::string(64, 'a');
   p.created = "2026-01-02T03:04:05Z";
-  p.machine = {"CPU \"quoted\"", 8, 123.456, 45.678, "measured", "avx512f"};
+  p.machine = {"CPU \"quoted\"", 8, 123.456, 45.678, "measured", "avx512f", 456.5, "avx512_vnni"};
   p.libraries = {{"fmt", "9.1.0"}, {"protobuf", "3.21.12"}};
   p.threads = 3;
   p.warmup = 2;

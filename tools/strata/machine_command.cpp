@@ -1,4 +1,5 @@
-// `strata machine`: this machine's peak FP32 FLOP/s and memory bandwidth per thread count (cached).
+// `strata machine`: this machine's peak FP32 FLOP/s, int8 OP/s and memory bandwidth per thread
+// count (cached).
 #include <fmt/format.h>
 #include <strata/strata.h>
 
@@ -27,6 +28,7 @@ int execute_machine(const MachineOptions& cmd) {
   fmt::print("{:<12}{}\n", "cache", cache.path);
   report::Table table({{"threads"},
                        {"GFLOP/s FP32"},
+                       {"GOP/s int8"},
                        {"GB/s triad"},
                        {"balance FLOP/B"},
                        {"isa", report::Align::kLeft},
@@ -34,8 +36,9 @@ int execute_machine(const MachineOptions& cmd) {
   for (int t = 1; t <= max_threads; ++t) {
     const profiler::MachineInfo m = profiler::machine_peaks(t, cache);
     table.add_row({fmt::format("{}", t), report::fixed(m.peak_gflops, 1),
-                   report::fixed(m.peak_gbps, 1), report::fixed(m.peak_gflops / m.peak_gbps, 1),
-                   m.isa.empty() ? "-" : m.isa,
+                   report::fixed(m.peak_int8_gops, 1), report::fixed(m.peak_gbps, 1),
+                   report::fixed(m.peak_gflops / m.peak_gbps, 1),
+                   (m.isa.empty() ? "-" : m.isa) + ", " + (m.int8_isa.empty() ? "-" : m.int8_isa),
                    m.peaks_source == "measured" ? "measured" : "cache"});
   }
   fmt::print("{}", table.render());
@@ -47,7 +50,8 @@ int execute_machine(const MachineOptions& cmd) {
 Command add_machine_command(CLI::App& app) {
   auto cmd = std::make_shared<MachineOptions>();
   CLI::App* sub = app.add_subcommand(
-      "machine", "measure this machine's peak FP32 FLOP/s and memory bandwidth (cached)");
+      "machine",
+      "measure this machine's peak FP32 FLOP/s, int8 OP/s and memory bandwidth (cached)");
   sub->add_option("--threads", cmd->threads, "measure 1 to N threads [default: the logical CPUs]")
       ->check(CLI::Range(1, 4096));
   sub->add_flag("--refresh", cmd->refresh, "measure again even when the cache has the figures");
