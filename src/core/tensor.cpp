@@ -9,6 +9,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/narrow_types.h"
 
 namespace strata {
 
@@ -110,6 +111,10 @@ std::vector<int64_t> Tensor::to_int64() const {
   });
   if (!ok && dtype_ == DType::kBool) {
     for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = data<bool>()[i];
+  } else if (!ok && is_int4(dtype_)) {
+    visit_narrow(dtype_, [&]<class T>(Type<T>) {
+      for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = int64_t(float(data<T>()[i]));
+    });
   } else if (!ok) {
     fail("expected an integer tensor, got {}", dtype_name(dtype_));
   }
@@ -118,9 +123,10 @@ std::vector<int64_t> Tensor::to_int64() const {
 
 std::vector<double> Tensor::to_double() const {
   std::vector<double> out(static_cast<size_t>(numel_));
-  const bool ok = visit_all(dtype_, [&]<class T>(Type<T>) {
+  const auto read = [&]<class T>(Type<T>) {
     for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = double(data<T>()[i]);
-  });
+  };
+  const bool ok = visit_all(dtype_, read) || visit_narrow(dtype_, read);
   if (!ok) fail("expected a numeric tensor, got {}", dtype_name(dtype_));
   return out;
 }

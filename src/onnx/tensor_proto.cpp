@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/narrow_types.h"
 
 namespace strata::onnx_import {
 
@@ -40,6 +41,31 @@ std::optional<fs::path> resolve_external(const std::string& location, const std:
   return real;
 }
 
+// 4-bit integers: ONNX packs two per byte, the first in the low nibble; strata holds one per byte.
+Tensor unpack_int4(DType dtype, std::vector<int64_t> dims, const uint8_t* packed) {
+  Tensor t = Tensor::zeros(dtype, std::move(dims));
+  uint8_t* out = static_cast<uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const uint8_t nibble = (packed[i / 2] >> (i % 2 ? 4 : 0)) & 15;
+    out[i] = dtype == kI4 ? uint8_t(int4(nibble).value) : nibble;
+  }
+  return t;
+}
+
+std::string pack_int4(const Tensor& t) {
+  std::string packed(size_t((t.numel() + 1) / 2), '\0');
+  const uint8_t* in = static_cast<const uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i)
+    packed[size_t(i / 2)] =
+        char(uint8_t(packed[size_t(i / 2)]) | ((in[i] & 15) << (i % 2 ? 4 : 0)));
+  return packed;
+}
+
+// The bytes a tensor of this type and element count takes in an ONNX file.
+int64_t file_bytes(DType dtype, int64_t numel) {
+  return is_int4(dtype) ? (numel + 1) / 2 : checked_mul(numel, int64_t(dtype_size(dtype)));
+}
+
 // The `bytes` bytes at `offset` in `file` as a tensor: a view of the file where the policy allows
 // and the address suits the element type (the file is mapped at a page boundary, so the offset
 // decides), else a copy.
@@ -47,6 +73,8 @@ Tensor tensor_at(const std::shared_ptr<const MappedFile>& file, size_t offset, D
                  std::vector<int64_t> dims, int64_t bytes, const ReadPolicy& policy) {
   if (bytes == 0) return Tensor::zeros(dtype, std::move(dims));
   const char* at = file->bytes().data() + offset;
+  if (is_int4(dtype))
+    return unpack_int4(dtype, std::move(dims), reinterpret_cast<const uint8_t*>(at));
   if (policy.views && reinterpret_cast<uintptr_t>(at) % dtype_size(dtype) == 0)
     return Tensor::view(dtype, std::move(dims), const_cast<char*>(at), view_owner(file, at));
   Tensor t = Tensor::zeros(dtype, std::move(dims));
@@ -78,6 +106,13 @@ void copy_bits16(const google::protobuf::RepeatedField<int32_t>& field, Tensor& 
   for (int64_t i = 0; i < t.numel(); ++i) dst[i].bits = uint16_t(field.Get(int(i)));
 }
 
+// 8-bit floats in int32_data carry their bit patterns, one per value.
+template <class T>
+void copy_bits8(const google::protobuf::RepeatedField<int32_t>& field, Tensor& t) {
+  T* dst = t.data<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i].bits = uint8_t(field.Get(int(i)));
+}
+
 // The typed fields (float_data, int64_data...): the total count must match before anything is
 // allocated, and the values must sit in the field the dtype uses.
 Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
@@ -86,10 +121,22 @@ Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
   const int64_t available = proto.float_data_size() + proto.int32_data_size() +
                             proto.int64_data_size() + proto.double_data_size() +
                             proto.uint64_data_size();
-  if (available != numel)
-    fail("{}: holds {} values but its shape needs {}", what, available, numel);
+  const int64_t needed = is_int4(dtype) ? (numel + 1) / 2 : numel;  // packed pairs
+  if (available != needed)
+    fail("{}: holds {} values but its shape needs {}", what, available, needed);
   if (!read) return Tensor();
+  if (is_int4(dtype)) {
+    if (proto.int32_data_size() != needed) fail("{}: 4-bit integers must be in int32_data", what);
+    std::vector<uint8_t> packed(static_cast<size_t>(needed));
+    for (int64_t i = 0; i < needed; ++i) packed[size_t(i)] = uint8_t(proto.int32_data(int(i)));
+    return unpack_int4(dtype, dims, packed.data());
+  }
   Tensor t = Tensor::zeros(dtype, dims);
+  if (is_float8(dtype)) {
+    if (proto.int32_data_size() != numel) fail("{}: 8-bit floats must be in int32_data", what);
+    copy_bits8<f8e4m3fn>(proto.int32_data(), t);  // bits only: the format does not matter
+    return t;
+  }
   switch (dtype) {
     case DType::kF32: copy_field<float>(proto.float_data(), t, what, "float_data"); break;
     case DType::kF64: copy_field<double>(proto.double_data(), t, what, "double_data"); break;
@@ -181,7 +228,7 @@ LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<st
   int64_t bytes = 0;
   try {
     numel = checked_numel(t.dims);
-    bytes = checked_mul(numel, int64_t(dtype_size(t.dtype)));
+    bytes = file_bytes(t.dtype, numel);
   } catch (const Error&) {
     fail("{}: shape is too large", what);
   }
@@ -202,6 +249,8 @@ LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<st
     if (!model_file_) fail_internal("{}: raw bytes given without the model file", what);
     t.data = tensor_at(model_file_, size_t(raw->data() - model_file_->bytes().data()), t.dtype,
                        t.dims, bytes, policy);
+  } else if (is_int4(t.dtype)) {
+    t.data = unpack_int4(t.dtype, t.dims, reinterpret_cast<const uint8_t*>(bytes_found.data()));
   } else {  // bytes owned by `proto`, which may die before the tensor: copy
     t.data = Tensor::zeros(t.dtype, t.dims);
     if (bytes) std::memcpy(t.data->raw(), bytes_found.data(), size_t(bytes));
@@ -229,7 +278,10 @@ std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
   proto.set_name(name);
   proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
   for (int64_t d : t.shape()) proto.add_dims(d);
-  proto.set_raw_data(t.raw(), t.nbytes());
+  if (is_int4(t.dtype()))
+    proto.set_raw_data(pack_int4(t));
+  else
+    proto.set_raw_data(t.raw(), t.nbytes());
   std::string bytes;
   if (!proto.SerializeToString(&bytes))
     fail("tensor '{}' is too large for a TensorProto (2 GiB)", name);

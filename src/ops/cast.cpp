@@ -5,17 +5,26 @@
 //   any -> bool: value != 0 (so NaN gives true);
 //   integer -> integer: modulo 2^bits (two's complement wrap, like numpy's astype);
 //   -> float16/bfloat16: through float32, rounding to nearest even.
-// float8, int4, string and complex types are not supported (attribute `saturate`, opset 19, only
-// concerns float8 and is ignored).
+//   -> float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz): round to nearest even; attribute `saturate`
+//                     (opset 19, default 1) clamps out-of-range values and infinities to the
+//                     largest finite value, else they become NaN (E5M2: infinity);
+//   -> int4/uint4:    integers wrap modulo 16; floats truncate toward zero, then saturate to the
+//                     4-bit range before opset 23 and wrap from it (the spec leaves this
+//                     undefined; ONNX's reference changed when it moved to ml_dtypes);
+//   float8 and int4 sources are read as float and int32.
+// String and complex types are not supported.
 // CastLike (opset 15): the same conversion to the dtype of a second input, `target_type`, whose
 // values are not read.
 //
 // Cost: 0 FLOPs (a conversion, not arithmetic); bytes as elementwise_cost.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "core/narrow_types.h"
 #include "ops/elementwise_kernels.h"
 #include "ops/op.h"
 
@@ -53,11 +62,74 @@ D convert(compute_t<S> v) {
     return D(v);
 }
 
+struct CastOptions {
+  bool saturate = true;        // float8 targets
+  bool saturate_int4 = false;  // float -> int4/uint4 before opset 23
+};
+
+// One value (of a wide type in compute_t, or a narrow one in narrow_compute_t) into a narrow type.
+template <class D, class V>
+D to_narrow(V v, const CastOptions& options) {
+  if constexpr (std::is_same_v<D, int4> || std::is_same_v<D, uint4>) {
+    if constexpr (std::is_floating_point_v<V>) {
+      if (std::isnan(v)) return D(0);
+      const double t = std::trunc(double(v));
+      if (options.saturate_int4) {
+        const double lo = std::is_same_v<D, int4> ? -8 : 0, hi = std::is_same_v<D, int4> ? 7 : 15;
+        return D(int64_t(std::clamp(t, lo, hi)));
+      }
+      return D(int64_t(std::fmod(t, 16.0)));  // the low 4 bits of the integer
+    } else {
+      return D(int64_t(v));
+    }
+  } else {
+    D d;
+    d.bits = float8_from_double(double(v), D::kDType, options.saturate);
+    return d;
+  }
+}
+
+// Conversions where either side is a narrow type (float8, int4), element by element.
+bool convert_narrow(const Tensor& x, Tensor& y, const CastOptions& options) {
+  bool target_visited = false;
+  const auto from_wide = [&]<class S>(Type<S>) {
+    target_visited = visit_narrow(y.dtype(), [&]<class D>(Type<D>) {
+      const S* in = x.data<S>();
+      D* out = y.data<D>();
+      for (int64_t i = 0; i < x.numel(); ++i) out[i] = to_narrow<D>(compute_t<S>(in[i]), options);
+    });
+  };
+  const auto from_narrow = [&]<class S>(Type<S>) {
+    using V = narrow_compute_t<S>;
+    const S* in = x.data<S>();
+    target_visited = visit_all(y.dtype(),
+                               [&]<class D>(Type<D>) {
+                                 D* out = y.data<D>();
+                                 for (int64_t i = 0; i < x.numel(); ++i)
+                                   out[i] = convert<D, V>(V(in[i]));
+                               }) ||
+                     visit_narrow(y.dtype(), [&]<class D>(Type<D>) {
+                       D* out = y.data<D>();
+                       for (int64_t i = 0; i < x.numel(); ++i)
+                         out[i] = to_narrow<D>(V(in[i]), options);
+                     });
+  };
+  const bool source_visited =
+      visit_narrow(x.dtype(), from_narrow) || visit_all(x.dtype(), from_wide);
+  return source_visited && target_visited;
+}
+
 // Every element of x converted into y (same shape, y's dtype).
-void convert_tensor(const Tensor& x, Tensor& y) {
+void convert_tensor(const Tensor& x, Tensor& y, const CastOptions& options) {
   if (x.dtype() == y.dtype()) {
     if (x.nbytes() != y.nbytes()) fail_internal("Cast output size differs from its input's");
     if (x.nbytes() && x.raw() != y.raw()) std::memcpy(y.raw(), x.raw(), x.nbytes());
+    return;
+  }
+  if (visit_narrow(x.dtype(), [](auto) {}) || visit_narrow(y.dtype(), [](auto) {})) {
+    if (!convert_narrow(x, y, options))
+      fail_internal("Cast kernel reached with {} -> {}", dtype_name(x.dtype()),
+                    dtype_name(y.dtype()));
     return;
   }
   bool target_visited = true;
@@ -72,9 +144,16 @@ void convert_tensor(const Tensor& x, Tensor& y) {
                   dtype_name(y.dtype()));
 }
 
+CastOptions cast_options(const NodeInfo& node) {
+  CastOptions options;
+  options.saturate = node.attr_int("saturate", 1) != 0;
+  options.saturate_int4 = node.opset() < 23;
+  return options;
+}
+
 class CastOp final : public Op {
  public:
-  explicit CastOp(const NodeInfo& node) {
+  explicit CastOp(const NodeInfo& node) : options_(cast_options(node)) {
     if (!node.has_attr("to")) fail("required attribute 'to' is missing");
     const int64_t to =
         node.opset() < 6 ? onnx_type_from_name(node.attr_string("to")) : node.attr_int("to", 0);
@@ -92,14 +171,19 @@ class CastOp final : public Op {
     return elementwise_cost(ctx, 0);
   }
 
-  void run(KernelContext& ctx) const override { convert_tensor(ctx.input(0), ctx.output(0)); }
+  void run(KernelContext& ctx) const override {
+    convert_tensor(ctx.input(0), ctx.output(0), options_);
+  }
 
  private:
   DType to_ = DType::kUndefined;
+  CastOptions options_;
 };
 
 class CastLikeOp final : public Op {
  public:
+  explicit CastLikeOp(const NodeInfo& node) : options_(cast_options(node)) {}
+
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
     const Meta& like = ctx.input(1);
@@ -113,13 +197,18 @@ class CastLikeOp final : public Op {
     return elementwise_cost(ctx, 0);
   }
 
-  void run(KernelContext& ctx) const override { convert_tensor(ctx.input(0), ctx.output(0)); }
+  void run(KernelContext& ctx) const override {
+    convert_tensor(ctx.input(0), ctx.output(0), options_);
+  }
+
+ private:
+  CastOptions options_;
 };
 
 }  // namespace
 
 std::unique_ptr<Op> make_cast(const NodeInfo& node) {
-  if (node.op_type() == "CastLike") return std::make_unique<CastLikeOp>();
+  if (node.op_type() == "CastLike") return std::make_unique<CastLikeOp>(node);
   return std::make_unique<CastOp>(node);
 }
 
