@@ -135,6 +135,7 @@ bool dtype_from_onnx(int onnx_type, DType* out) {
     case 5:
     case 6:
     case 7:
+    case 8:
     case 9:
     case 10:
     case 11:

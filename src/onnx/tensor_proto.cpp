@@ -156,6 +156,29 @@ Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
   return t;
 }
 
+// Strings live in string_data, one entry per element (never raw or external).
+LoadedTensor read_strings(const onnx::TensorProto& proto, const std::string& what) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data())
+    fail("{}: string tensors must hold their values in string_data", what);
+  LoadedTensor t;
+  t.dtype = DType::kString;
+  t.dims.assign(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : t.dims)
+    if (d < 0) fail("{}: dimension {} is negative", what, d);
+  int64_t numel = 1;
+  try {
+    numel = checked_numel(t.dims);
+  } catch (const Error&) {
+    fail("{}: shape is too large", what);
+  }
+  if (proto.string_data_size() != numel)
+    fail("{}: holds {} strings but its shape needs {}", what, proto.string_data_size(), numel);
+  Tensor data = Tensor::zeros(DType::kString, t.dims);
+  for (int64_t i = 0; i < numel; ++i) data.data<std::string>()[i] = proto.string_data(int(i));
+  t.data = std::move(data);
+  return t;
+}
+
 }  // namespace
 
 TensorReader::TensorReader(std::shared_ptr<const MappedFile> model_file, std::string model_dir)
@@ -217,8 +240,7 @@ LoadedTensor TensorReader::read_external(const onnx::TensorProto& proto, LoadedT
 LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<std::string_view> raw,
                                 const std::string& what, const ReadPolicy& policy) {
   LoadedTensor t;
-  if (proto.data_type() == onnx::TensorProto::STRING)
-    fail("{}: string tensors are not supported", what);
+  if (proto.data_type() == onnx::TensorProto::STRING) return read_strings(proto, what);
   if (!dtype_from_onnx(proto.data_type(), &t.dtype))
     fail("{}: data type {} is not supported", what, proto.data_type());
   t.dims.assign(proto.dims().begin(), proto.dims().end());
@@ -271,14 +293,16 @@ Tensor read_tensor_pb(const std::string& path) {
 }
 
 std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
-  if (dtype_size(t.dtype()) == 0)
+  if (dtype_size(t.dtype()) == 0 && t.dtype() != DType::kString)
     fail("tensor '{}': a {} tensor cannot be written as a TensorProto", name,
          dtype_name(t.dtype()));
   onnx::TensorProto proto;
   proto.set_name(name);
   proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
   for (int64_t d : t.shape()) proto.add_dims(d);
-  if (is_int4(t.dtype()))
+  if (t.dtype() == DType::kString)
+    for (int64_t i = 0; i < t.numel(); ++i) proto.add_string_data(t.data<std::string>()[i]);
+  else if (is_int4(t.dtype()))
     proto.set_raw_data(pack_int4(t));
   else
     proto.set_raw_data(t.raw(), t.nbytes());

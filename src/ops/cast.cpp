@@ -12,13 +12,20 @@
 //                     4-bit range before opset 23 and wrap from it (the spec leaves this
 //                     undefined; ONNX's reference changed when it moved to ml_dtypes);
 //   float8 and int4 sources are read as float and int32.
-// String and complex types are not supported.
+//   -> string: integers in decimal, float32/float64 in their shortest round-trip form
+//                     ("0.9767611", "1e-07"), float16/bfloat16 as that of their float32 value,
+//                     bool as "True"/"False" (numpy's spellings, which ONNX's reference uses);
+//   string ->:        the whole string read as a number (strtod: decimal, scientific, and
+//                     INF/+INF/-INF/NaN in any case), then converted as a float64 would be; a
+//                     string that is not a number fails naming it. Narrow types and strings
+//                     do not convert into each other. Complex types are not supported.
 // CastLike (opset 15): the same conversion to the dtype of a second input, `target_type`, whose
 // values are not read.
 //
 // Cost: 0 FLOPs (a conversion, not arithmetic); bytes as elementwise_cost.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -119,8 +126,56 @@ bool convert_narrow(const Tensor& x, Tensor& y, const CastOptions& options) {
   return source_visited && target_visited;
 }
 
+std::string to_text(double v, bool is_double) {
+  if (is_double) return fmt::format("{}", v);
+  return fmt::format("{}", float(v));
+}
+
+// Conversions to or from strings.
+void convert_strings(const Tensor& x, Tensor& y, const CastOptions& options) {
+  if (is_float8(x.dtype()) || is_int4(x.dtype()) || is_float8(y.dtype()) || is_int4(y.dtype()))
+    fail("does not support casting between {} and {}", dtype_name(x.dtype()),
+         dtype_name(y.dtype()));
+  if (x.dtype() == DType::kString && y.dtype() == DType::kString) {
+    std::copy(x.data<std::string>(), x.data<std::string>() + x.numel(), y.data<std::string>());
+    return;
+  }
+  if (y.dtype() == DType::kString) {
+    std::string* out = y.data<std::string>();
+    const bool ok = visit_all(x.dtype(), [&]<class S>(Type<S>) {
+      const S* in = x.data<S>();
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        if constexpr (std::is_same_v<S, bool>)
+          out[i] = in[i] ? "True" : "False";
+        else if constexpr (std::is_integral_v<S>)
+          out[i] = std::to_string(in[i]);
+        else
+          out[i] = to_text(double(in[i]), std::is_same_v<S, double>);
+      }
+    });
+    if (!ok) fail("does not support casting {} to string", dtype_name(x.dtype()));
+    return;
+  }
+  std::vector<double> values(size_t(x.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const std::string& text = x.data<std::string>()[i];
+    char* end = nullptr;
+    values[size_t(i)] = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
+      fail("element {} of the input, \"{}\", is not a number", i, text);
+  }
+  const bool ok = visit_all(y.dtype(), [&]<class D>(Type<D>) {
+    D* out = y.data<D>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = convert<D, double>(values[size_t(i)]);
+  });
+  if (!ok) fail("does not support casting string to {}", dtype_name(y.dtype()));
+  (void)options;
+}
+
 // Every element of x converted into y (same shape, y's dtype).
 void convert_tensor(const Tensor& x, Tensor& y, const CastOptions& options) {
+  if (x.dtype() == DType::kString || y.dtype() == DType::kString)
+    return convert_strings(x, y, options);
   if (x.dtype() == y.dtype()) {
     if (x.nbytes() != y.nbytes()) fail_internal("Cast output size differs from its input's");
     if (x.nbytes() && x.raw() != y.raw()) std::memcpy(y.raw(), x.raw(), x.nbytes());
@@ -163,7 +218,8 @@ class CastOp final : public Op {
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
-    if (dtype_size(x.dtype) == 0) fail("does not support input dtype {}", dtype_name(x.dtype));
+    if (dtype_size(x.dtype) == 0 && x.dtype != DType::kString)
+      fail("does not support input dtype {}", dtype_name(x.dtype));
     ctx.set_output(0, to_, x.shape);
   }
 
@@ -187,8 +243,9 @@ class CastLikeOp final : public Op {
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
     const Meta& like = ctx.input(1);
-    if (dtype_size(x.dtype) == 0) fail("does not support input dtype {}", dtype_name(x.dtype));
-    if (dtype_size(like.dtype) == 0)
+    if (dtype_size(x.dtype) == 0 && x.dtype != DType::kString)
+      fail("does not support input dtype {}", dtype_name(x.dtype));
+    if (dtype_size(like.dtype) == 0 && like.dtype != DType::kString)
       fail("cannot cast to {}: strata does not support that type", dtype_name(like.dtype));
     ctx.set_output(0, like.dtype, x.shape);
   }
