@@ -6,6 +6,7 @@
 #include "onnx/tensor_proto.h"
 #include "ops/infer_util.h"
 #include "ops/op_test_util.h"
+#include "runtime/verify.h"
 #include "testutil/expect_error.h"
 
 namespace strata::test {
@@ -105,6 +106,16 @@ TEST(StringNormalizer, StopwordsAndCase) {
   call.attributes["case_change_action"] = attr_string("NONE");
   call.inputs = {strings({2, 2}, {"a", "b", "c", "d"})};
   EXPECT_THROW(run_op(call), Error);  // [C] or [1, C] only
+}
+
+TEST(StringTensor, OutputsCompareExactly) {
+  const runtime::Comparison same =
+      runtime::compare(strings({2}, {"a", "b"}), strings({2}, {"a", "b"}), {});
+  EXPECT_TRUE(same.ok);
+  const runtime::Comparison differ =
+      runtime::compare(strings({2}, {"a", "b"}), strings({2}, {"a", "B"}), {});
+  EXPECT_FALSE(differ.ok);
+  EXPECT_NE(differ.problem.find("1 of 2 strings differ"), std::string::npos) << differ.problem;
 }
 
 TEST(StringOps, IdentityCopiesStrings) {
