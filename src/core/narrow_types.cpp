@@ -73,8 +73,14 @@ bool is_float8(DType t) {
   return t == kF8E4M3FN || t == kF8E4M3FNUZ || t == kF8E5M2 || t == kF8E5M2FNUZ;
 }
 
-bool is_int4(DType t) {
-  return t == kI4 || t == kU4;
+bool is_packed_int(DType t) {
+  return packed_int_bits(t) != 0;
+}
+
+int packed_int_bits(DType t) {
+  if (t == kI4 || t == kU4) return 4;
+  if (t == kI2 || t == kU2) return 2;
+  return 0;
 }
 
 }  // namespace strata

@@ -1,6 +1,7 @@
-// The narrow storage types: the four 8-bit float formats and 4-bit integers. They are DType values
-// (ONNX TensorProto numbers 17-22) named here rather than in dtype.h because only conversions,
-// quantization, data movement and file reading handle them; arithmetic kernels never visit them.
+// The narrow storage types: the four 8-bit float formats and 4- and 2-bit integers. They are DType
+// values (ONNX TensorProto numbers 17-22, 25, 26) named here rather than in dtype.h because only
+// conversions, quantization, data movement and file reading handle them; arithmetic kernels never
+// visit them.
 #pragma once
 
 #include <type_traits>
@@ -15,9 +16,12 @@ inline constexpr DType kF8E5M2 = DType(19);      // IEEE-like: infinities and Na
 inline constexpr DType kF8E5M2FNUZ = DType(20);  // no infinities, no -0; NaN 0x80
 inline constexpr DType kU4 = DType(21);  // one per byte in memory, two per byte in ONNX files
 inline constexpr DType kI4 = DType(22);
+inline constexpr DType kU2 = DType(25);  // one per byte in memory, four per byte in ONNX files
+inline constexpr DType kI2 = DType(26);
 
-bool is_float8(DType t);  // the four 8-bit float formats
-bool is_int4(DType t);    // int4, uint4
+bool is_float8(DType t);       // the four 8-bit float formats
+bool is_packed_int(DType t);   // int4, uint4, int2, uint2
+int packed_int_bits(DType t);  // 4 or 2 for the packed integers, else 0
 
 // Converting to an 8-bit float rounds to nearest even; `saturate` clamps out-of-range values
 // (infinities included) to the largest finite value, else they become infinity (E5M2) or NaN
@@ -39,21 +43,30 @@ using f8e4m3fnuz = float8<18>;
 using f8e5m2 = float8<19>;
 using f8e5m2fnuz = float8<20>;
 
-// 4-bit integers, one per byte, always in range (a value out of range wraps, as integer casts do).
-struct int4 {
-  static constexpr DType kDType = kI4;
-  int8_t value = 0;
-  int4() = default;
-  int4(int64_t v) : value(int8_t(int8_t(uint8_t(v << 4)) >> 4)) {}  // NOLINT
+// Packed integers (int4, uint4, int2, uint2): one value per byte in memory, always in range (a
+// value out of range wraps, as integer casts do); ONNX files pack 8 / Bits of them per byte.
+template <int Bits, bool Signed, int Onnx>
+struct packed_int {
+  static constexpr DType kDType = DType(Onnx);
+  static constexpr int kBits = Bits;
+  static constexpr int kMin = Signed ? -(1 << (Bits - 1)) : 0;
+  static constexpr int kMax = Signed ? (1 << (Bits - 1)) - 1 : (1 << Bits) - 1;
+  std::conditional_t<Signed, int8_t, uint8_t> value = 0;
+  packed_int() = default;
+  packed_int(int64_t v) {  // NOLINT: like a built-in integer
+    const int low = int(uint64_t(v) & ((1u << Bits) - 1));
+    value = decltype(value)(low > kMax ? low - (1 << Bits) : low);
+  }
   operator int32_t() const { return value; }
 };
-struct uint4 {
-  static constexpr DType kDType = kU4;
-  uint8_t value = 0;
-  uint4() = default;
-  uint4(int64_t v) : value(uint8_t(v & 15)) {}  // NOLINT
-  operator int32_t() const { return value; }
-};
+using uint4 = packed_int<4, false, 21>;
+using int4 = packed_int<4, true, 22>;
+using uint2 = packed_int<2, false, 25>;
+using int2 = packed_int<2, true, 26>;
+
+template <class T>
+inline constexpr bool is_packed_int_v = std::is_same_v<T, int4> || std::is_same_v<T, uint4> ||
+                                        std::is_same_v<T, int2> || std::is_same_v<T, uint2>;
 
 template <>
 constexpr DType dtype_of<f8e4m3fn>() {
@@ -79,6 +92,14 @@ template <>
 constexpr DType dtype_of<uint4>() {
   return kU4;
 }
+template <>
+constexpr DType dtype_of<int2>() {
+  return kI2;
+}
+template <>
+constexpr DType dtype_of<uint2>() {
+  return kU2;
+}
 
 // What a narrow value computes in: float for the 8-bit floats, int32 for the 4-bit integers.
 template <class T>
@@ -95,6 +116,8 @@ bool visit_narrow(DType t, F&& f) {
     case 20: f(Type<f8e5m2fnuz>{}); return true;
     case 21: f(Type<uint4>{}); return true;
     case 22: f(Type<int4>{}); return true;
+    case 25: f(Type<uint2>{}); return true;
+    case 26: f(Type<int2>{}); return true;
     default: return false;
   }
 }

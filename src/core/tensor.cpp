@@ -126,7 +126,7 @@ std::vector<int64_t> Tensor::to_int64() const {
   });
   if (!ok && dtype_ == DType::kBool) {
     for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = data<bool>()[i];
-  } else if (!ok && is_int4(dtype_)) {
+  } else if (!ok && is_packed_int(dtype_)) {
     visit_narrow(dtype_, [&]<class T>(Type<T>) {
       for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = int64_t(float(data<T>()[i]));
     });

@@ -8,10 +8,10 @@
 //   -> float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz): round to nearest even; attribute `saturate`
 //                     (opset 19, default 1) clamps out-of-range values and infinities to the
 //                     largest finite value, else they become NaN (E5M2: infinity);
-//   -> int4/uint4:    integers wrap modulo 16; floats truncate toward zero, then saturate to the
-//                     4-bit range before opset 23 and wrap from it (the spec leaves this
-//                     undefined; ONNX's reference changed when it moved to ml_dtypes);
-//   float8 and int4 sources are read as float and int32.
+//   -> int4/uint4/int2/uint2: integers wrap (modulo 16 or 4); floats truncate toward zero, then
+//                     saturate to the type's range before opset 23 and wrap from it (the spec
+//                     leaves this undefined; ONNX's reference changed when it moved to ml_dtypes);
+//   float8 and packed integer sources are read as float and int32.
 //   -> string: integers in decimal, float32/float64 in their shortest round-trip form
 //                     ("0.9767611", "1e-07"), float16/bfloat16 as that of their float32 value,
 //                     bool as "True"/"False" (numpy's spellings, which ONNX's reference uses);
@@ -71,21 +71,18 @@ D convert(compute_t<S> v) {
 
 struct CastOptions {
   bool saturate = true;        // float8 targets
-  bool saturate_int4 = false;  // float -> int4/uint4 before opset 23
+  bool saturate_int4 = false;  // float -> int4/uint4 (and 2-bit) before opset 23
 };
 
 // One value (of a wide type in compute_t, or a narrow one in narrow_compute_t) into a narrow type.
 template <class D, class V>
 D to_narrow(V v, const CastOptions& options) {
-  if constexpr (std::is_same_v<D, int4> || std::is_same_v<D, uint4>) {
+  if constexpr (is_packed_int_v<D>) {
     if constexpr (std::is_floating_point_v<V>) {
       if (std::isnan(v)) return D(0);
       const double t = std::trunc(double(v));
-      if (options.saturate_int4) {
-        const double lo = std::is_same_v<D, int4> ? -8 : 0, hi = std::is_same_v<D, int4> ? 7 : 15;
-        return D(int64_t(std::clamp(t, lo, hi)));
-      }
-      return D(int64_t(std::fmod(t, 16.0)));  // the low 4 bits of the integer
+      if (options.saturate_int4) return D(int64_t(std::clamp(t, double(D::kMin), double(D::kMax))));
+      return D(int64_t(std::fmod(t, 256.0)));  // its low bits, which D keeps
     } else {
       return D(int64_t(v));
     }
@@ -96,7 +93,7 @@ D to_narrow(V v, const CastOptions& options) {
   }
 }
 
-// Conversions where either side is a narrow type (float8, int4), element by element.
+// Conversions where either side is a narrow type (float8, packed integers), element by element.
 bool convert_narrow(const Tensor& x, Tensor& y, const CastOptions& options) {
   bool target_visited = false;
   const auto from_wide = [&]<class S>(Type<S>) {
@@ -133,7 +130,8 @@ std::string to_text(double v, bool is_double) {
 
 // Conversions to or from strings.
 void convert_strings(const Tensor& x, Tensor& y, const CastOptions& options) {
-  if (is_float8(x.dtype()) || is_int4(x.dtype()) || is_float8(y.dtype()) || is_int4(y.dtype()))
+  if (is_float8(x.dtype()) || is_packed_int(x.dtype()) || is_float8(y.dtype()) ||
+      is_packed_int(y.dtype()))
     fail("does not support casting between {} and {}", dtype_name(x.dtype()),
          dtype_name(y.dtype()));
   if (x.dtype() == DType::kString && y.dtype() == DType::kString) {

@@ -3,9 +3,9 @@
 //   DequantizeLinear: y = (x - zero_point) * scale
 // Scale and zero point are one value (per tensor), a 1-D tensor of x.shape[axis] values (per
 // axis), or, with block_size > 0 (opset 21), x's shape with ceil(x.shape[axis] / block_size)
-// along the axis (blocked). Quantized types: int8, uint8, int16, uint16, int4, uint4 and the four
-// float8 formats (and int32 for DequantizeLinear). To float8, x / scale is rounded to nearest
-// even (the zero point, which must be 0, is not added) and attribute `saturate` (default 1)
+// along the axis (blocked). Quantized types: int8, uint8, int16, uint16, int4, uint4, int2, uint2
+// and the four float8 formats (and int32 for DequantizeLinear). To float8, x / scale is rounded to
+// nearest even (the zero point, which must be 0, is not added) and attribute `saturate` (default 1)
 // clamps out-of-range values as Cast does; without a zero point QuantizeLinear gives uint8 (or
 // output_dtype). Scales must be positive; a zero point must match the quantized type.
 // DynamicQuantizeLinear: uint8 with scale = (max(x, 0) - min(x, 0)) / 255 and zero point
@@ -24,8 +24,8 @@ namespace strata::ops {
 namespace {
 
 bool is_quantized_type(DType t) {
-  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16 || is_int4(t) ||
-         is_float8(t);
+  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16 ||
+         is_packed_int(t) || is_float8(t);
 }
 
 // Round half to even (the default rounding mode), then clamp to Q's range.
@@ -138,8 +138,11 @@ class LinearQuantizationOp final : public Op {
       uint8_t* out = static_cast<uint8_t*>(y.raw());
       for (int64_t i = 0; i < x.numel(); ++i)
         out[i] = float8_from_double(scaled(i, index(i)), y.dtype(), saturate_);
-    } else if (quantize_ && is_int4(y.dtype())) {
-      const double lo = y.dtype() == kI4 ? -8 : 0, hi = y.dtype() == kI4 ? 7 : 15;
+    } else if (quantize_ && is_packed_int(y.dtype())) {
+      const int bits = packed_int_bits(y.dtype());
+      const bool is_signed = y.dtype() == kI4 || y.dtype() == kI2;
+      const double lo = is_signed ? -(1 << (bits - 1)) : 0;
+      const double hi = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
       int8_t* out = static_cast<int8_t*>(y.raw());  // in range: the byte is the value
       for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t p = index(i);

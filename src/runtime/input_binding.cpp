@@ -24,9 +24,9 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-// Random values: floats uniform in [0, 1), integers uniform in [0, 10) (4-bit ones in [0, 8)),
-// bools fair coins.
-// Small non-negative integers keep index-like inputs (token ids, positions) in range.
+// Random values: floats uniform in [0, 1), integers uniform in [0, 10) (packed ones up to their
+// max), bools fair coins. Small non-negative integers keep index-like inputs (token ids, positions)
+// in range.
 Tensor random_tensor(DType dtype, const std::vector<int64_t>& shape, std::mt19937_64& rng) {
   Tensor t = Tensor::zeros(dtype, shape);
   std::uniform_real_distribution<double> real(0.0, 1.0);
@@ -36,9 +36,10 @@ Tensor random_tensor(DType dtype, const std::vector<int64_t>& shape, std::mt1993
     for (int64_t i = 0; i < t.numel(); ++i) {
       if constexpr (std::is_same_v<T, bool>)
         p[i] = small(rng) % 2;
-      else if constexpr (std::is_integral_v<T> || std::is_same_v<T, int4> ||
-                         std::is_same_v<T, uint4>)
-        p[i] = T(small(rng) % (std::is_integral_v<T> ? 10 : 8));  // 4-bit: within int4's range
+      else if constexpr (std::is_integral_v<T>)
+        p[i] = T(small(rng));
+      else if constexpr (is_packed_int_v<T>)
+        p[i] = T(small(rng) % (T::kMax + 1));  // within the type's range
       else
         p[i] = T(float(real(rng)));
     }

@@ -75,6 +75,11 @@ TEST(Int4, ValuesWrapIntoRange) {
   EXPECT_EQ(int4(-9).value, 7);
   EXPECT_EQ(uint4(16).value, 0);
   EXPECT_EQ(uint4(-1).value, 15);
+  EXPECT_EQ(int2(2).value, -2);
+  EXPECT_EQ(int2(-3).value, 1);
+  EXPECT_EQ(uint2(5).value, 1);
+  EXPECT_EQ(packed_int_bits(kU2), 2);
+  EXPECT_EQ(dtype_name(kI2), "int2");
   EXPECT_EQ(dtype_size(kI4), 1u);
   EXPECT_EQ(dtype_name(kU4), "uint4");
 }

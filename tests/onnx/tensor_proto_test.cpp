@@ -143,6 +143,19 @@ TEST(TensorReaderPacked, Int4IsUnpackedOnReadAndPackedOnWrite) {
             (std::vector<int64_t>{1, 2, 15}));
 }
 
+TEST(TensorReaderPacked, Int2IsFourPerByte) {
+  onnx::TensorProto p;
+  p.set_data_type(26);  // INT2
+  p.add_dims(5);
+  p.set_raw_data(std::string("\x39\x03", 2));  // 1, -2, -1, 0 | -1
+  TensorReader reader(nullptr, "");
+  const Tensor t = *reader.read(p, std::nullopt, "t").data;
+  EXPECT_EQ(t.to_int64(), (std::vector<int64_t>{1, -2, -1, 0, -1}));
+  onnx::TensorProto back;
+  ASSERT_TRUE(back.ParseFromString(onnx_import::serialize_tensor_pb(t, "t")));
+  EXPECT_EQ(back.raw_data(), std::string("\x39\x03", 2));
+}
+
 TEST(TensorReaderPacked, Float8BitsInInt32Data) {
   onnx::TensorProto p;
   p.set_data_type(19);

@@ -162,6 +162,13 @@ TEST(Cast, ToAndFromStrings) {
   EXPECT_THROW(run_op(cast(text({"1"}), kF8E4M3FN)), Error);
 }
 
+TEST(Cast, Int2WrapsFromOpset23) {
+  const Tensor x = Tensor::from<float>({5}, {-3, -2, 1.5f, 2, 3});
+  EXPECT_EQ(run_op(cast(x, kI2, 25))[0].to_int64(), (std::vector<int64_t>{1, -2, 1, -2, -1}));
+  EXPECT_EQ(run_op(cast(x, kU2, 25))[0].to_int64(), (std::vector<int64_t>{1, 2, 1, 2, 3}));
+  EXPECT_EQ(run_op(cast(x, kI2, 21))[0].to_int64(), (std::vector<int64_t>{-2, -2, 1, 1, 1}));
+}
+
 // CastLike takes the dtype of its second input (whose values are not read), with Cast's rules.
 TEST(CastLike, ConvertsToTheDtypeOfItsSecondInput) {
   OpCall call = op_call("CastLike", 15);

@@ -60,6 +60,14 @@ TEST(QuantizeLinear, ToInt4ClampsToFourBits) {
             (std::vector<int64_t>{0, 0, 2, 5, 15}));
 }
 
+TEST(QuantizeLinear, ToInt2ClampsToTwoBits) {
+  const Tensor x = Tensor::from<float>({4}, {-5, -1, 0.4f, 9});
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<int2>({}, {0})),
+            (std::vector<int64_t>{-2, -1, 0, 1}));
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<uint2>({}, {1})),
+            (std::vector<int64_t>{0, 0, 1, 3}));
+}
+
 TEST(QuantizeLinear, ToFloat8RoundsAndSaturates) {
   const Tensor x = Tensor::from<float>({3}, {2.125f, 1000, -1e6f});
   OpCall call = op_call("QuantizeLinear", 21);
