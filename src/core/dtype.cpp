@@ -78,7 +78,7 @@ bf16::bf16(float value) {
 }
 
 size_t dtype_size(DType t) {
-  if (is_float8(t) || is_packed_int(t)) return 1;
+  if (is_float8(t) || packed_bits(t)) return 1;
   switch (t) {
     case DType::kF32:
     case DType::kI32:
@@ -105,6 +105,7 @@ std::string_view dtype_name(DType t) {
     case 20: return "float8e5m2fnuz";
     case 21: return "uint4";
     case 22: return "int4";
+    case 23: return "float4e2m1";
     case 25: return "uint2";
     case 26: return "int2";
     default: break;
@@ -150,6 +151,7 @@ bool dtype_from_onnx(int onnx_type, DType* out) {
     case 20:
     case 21:
     case 22:
+    case 23:
     case 25:
     case 26: *out = DType(onnx_type); return true;
     default: return false;

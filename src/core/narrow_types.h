@@ -1,7 +1,7 @@
 // The narrow storage types: the four 8-bit float formats and 4- and 2-bit integers. They are DType
-// values (ONNX TensorProto numbers 17-22, 25, 26) named here rather than in dtype.h because only
-// conversions, quantization, data movement and file reading handle them; arithmetic kernels never
-// visit them.
+// values (ONNX TensorProto numbers 17-23, 25, 26; 23 is float4e2m1) named here rather than in
+// dtype.h because only conversions, quantization, data movement and file reading handle them;
+// arithmetic kernels never visit them.
 #pragma once
 
 #include <type_traits>
@@ -16,13 +16,17 @@ inline constexpr DType kF8E5M2 = DType(19);      // IEEE-like: infinities and Na
 inline constexpr DType kF8E5M2FNUZ = DType(20);  // no infinities, no -0; NaN 0x80
 inline constexpr DType kU4 = DType(21);  // one per byte in memory, two per byte in ONNX files
 inline constexpr DType kI4 = DType(22);
-inline constexpr DType kU2 = DType(25);  // one per byte in memory, four per byte in ONNX files
+inline constexpr DType kF4E2M1 = DType(23);  // 4-bit float: no NaN, no infinities; largest 6
+inline constexpr DType kU2 = DType(25);      // one per byte in memory, four per byte in ONNX files
 inline constexpr DType kI2 = DType(26);
 
 bool is_float8(DType t);       // the four 8-bit float formats
 bool is_packed_int(DType t);   // int4, uint4, int2, uint2
 int packed_int_bits(DType t);  // 4 or 2 for the packed integers, else 0
+int packed_bits(DType t);      // the same, and 4 for float4e2m1 (also two per byte in files)
 
+// These also serve float4e2m1 (its bits in the low nibble; NaN becomes its -0 pattern, and it
+// always saturates, having no NaN or infinity).
 // Converting to an 8-bit float rounds to nearest even; `saturate` clamps out-of-range values
 // (infinities included) to the largest finite value, else they become infinity (E5M2) or NaN
 // (the others), as ONNX's Cast does.
@@ -42,6 +46,7 @@ using f8e4m3fn = float8<17>;
 using f8e4m3fnuz = float8<18>;
 using f8e5m2 = float8<19>;
 using f8e5m2fnuz = float8<20>;
+using f4e2m1 = float8<23>;  // one per byte in memory (the low 4 bits), two per byte in files
 
 // Packed integers (int4, uint4, int2, uint2): one value per byte in memory, always in range (a
 // value out of range wraps, as integer casts do); ONNX files pack 8 / Bits of them per byte.
@@ -85,6 +90,10 @@ constexpr DType dtype_of<f8e5m2fnuz>() {
   return kF8E5M2FNUZ;
 }
 template <>
+constexpr DType dtype_of<f4e2m1>() {
+  return kF4E2M1;
+}
+template <>
 constexpr DType dtype_of<int4>() {
   return kI4;
 }
@@ -116,6 +125,7 @@ bool visit_narrow(DType t, F&& f) {
     case 20: f(Type<f8e5m2fnuz>{}); return true;
     case 21: f(Type<uint4>{}); return true;
     case 22: f(Type<int4>{}); return true;
+    case 23: f(Type<f4e2m1>{}); return true;
     case 25: f(Type<uint2>{}); return true;
     case 26: f(Type<int2>{}); return true;
     default: return false;

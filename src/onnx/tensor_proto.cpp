@@ -41,11 +41,11 @@ std::optional<fs::path> resolve_external(const std::string& location, const std:
   return real;
 }
 
-// Packed integers: ONNX puts 8 / bits of them in a byte, the first in the lowest bits; strata
-// holds one per byte (sign-extended when signed).
+// Packed integers and float4e2m1: ONNX puts 8 / bits of them in a byte, the first in the lowest
+// bits; strata holds one per byte (sign-extended when signed).
 Tensor unpack_ints(DType dtype, std::vector<int64_t> dims, const uint8_t* packed) {
   Tensor t = Tensor::zeros(dtype, std::move(dims));
-  const int bits = packed_int_bits(dtype), per_byte = 8 / bits, mask = (1 << bits) - 1;
+  const int bits = packed_bits(dtype), per_byte = 8 / bits, mask = (1 << bits) - 1;
   const bool is_signed = dtype == kI4 || dtype == kI2;
   uint8_t* out = static_cast<uint8_t*>(t.raw());
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -56,7 +56,7 @@ Tensor unpack_ints(DType dtype, std::vector<int64_t> dims, const uint8_t* packed
 }
 
 std::string pack_ints(const Tensor& t) {
-  const int bits = packed_int_bits(t.dtype()), per_byte = 8 / bits, mask = (1 << bits) - 1;
+  const int bits = packed_bits(t.dtype()), per_byte = 8 / bits, mask = (1 << bits) - 1;
   std::string packed(size_t((t.numel() + per_byte - 1) / per_byte), '\0');
   const uint8_t* in = static_cast<const uint8_t*>(t.raw());
   for (int64_t i = 0; i < t.numel(); ++i)
@@ -67,14 +67,14 @@ std::string pack_ints(const Tensor& t) {
 
 // How many bytes (or int32_data entries) hold `numel` packed integers of `dtype`.
 int64_t packed_count(DType dtype, int64_t numel) {
-  const int64_t per_byte = 8 / packed_int_bits(dtype);
+  const int64_t per_byte = 8 / packed_bits(dtype);
   return (numel + per_byte - 1) / per_byte;
 }
 
 // The bytes a tensor of this type and element count takes in an ONNX file.
 int64_t file_bytes(DType dtype, int64_t numel) {
-  return is_packed_int(dtype) ? packed_count(dtype, numel)
-                              : checked_mul(numel, int64_t(dtype_size(dtype)));
+  return packed_bits(dtype) ? packed_count(dtype, numel)
+                            : checked_mul(numel, int64_t(dtype_size(dtype)));
 }
 
 // The `bytes` bytes at `offset` in `file` as a tensor: a view of the file where the policy allows
@@ -84,7 +84,7 @@ Tensor tensor_at(const std::shared_ptr<const MappedFile>& file, size_t offset, D
                  std::vector<int64_t> dims, int64_t bytes, const ReadPolicy& policy) {
   if (bytes == 0) return Tensor::zeros(dtype, std::move(dims));
   const char* at = file->bytes().data() + offset;
-  if (is_packed_int(dtype))
+  if (packed_bits(dtype))
     return unpack_ints(dtype, std::move(dims), reinterpret_cast<const uint8_t*>(at));
   if (policy.views && reinterpret_cast<uintptr_t>(at) % dtype_size(dtype) == 0)
     return Tensor::view(dtype, std::move(dims), const_cast<char*>(at), view_owner(file, at));
@@ -132,11 +132,11 @@ Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
   const int64_t available = proto.float_data_size() + proto.int32_data_size() +
                             proto.int64_data_size() + proto.double_data_size() +
                             proto.uint64_data_size();
-  const int64_t needed = is_packed_int(dtype) ? packed_count(dtype, numel) : numel;
+  const int64_t needed = packed_bits(dtype) ? packed_count(dtype, numel) : numel;
   if (available != needed)
     fail("{}: holds {} values but its shape needs {}", what, available, needed);
   if (!read) return Tensor();
-  if (is_packed_int(dtype)) {
+  if (packed_bits(dtype)) {
     if (proto.int32_data_size() != needed) fail("{}: packed integers must be in int32_data", what);
     std::vector<uint8_t> packed(static_cast<size_t>(needed));
     for (int64_t i = 0; i < needed; ++i) packed[size_t(i)] = uint8_t(proto.int32_data(int(i)));
@@ -282,7 +282,7 @@ LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<st
     if (!model_file_) fail_internal("{}: raw bytes given without the model file", what);
     t.data = tensor_at(model_file_, size_t(raw->data() - model_file_->bytes().data()), t.dtype,
                        t.dims, bytes, policy);
-  } else if (is_packed_int(t.dtype)) {
+  } else if (packed_bits(t.dtype)) {
     t.data = unpack_ints(t.dtype, t.dims, reinterpret_cast<const uint8_t*>(bytes_found.data()));
   } else {  // bytes owned by `proto`, which may die before the tensor: copy
     t.data = Tensor::zeros(t.dtype, t.dims);
@@ -313,7 +313,7 @@ std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
   for (int64_t d : t.shape()) proto.add_dims(d);
   if (t.dtype() == DType::kString)
     for (int64_t i = 0; i < t.numel(); ++i) proto.add_string_data(t.data<std::string>()[i]);
-  else if (is_packed_int(t.dtype()))
+  else if (packed_bits(t.dtype()))
     proto.set_raw_data(pack_ints(t));
   else
     proto.set_raw_data(t.raw(), t.nbytes());

@@ -5,7 +5,7 @@
 //   any -> bool: value != 0 (so NaN gives true);
 //   integer -> integer: modulo 2^bits (two's complement wrap, like numpy's astype);
 //   -> float16/bfloat16: through float32, rounding to nearest even.
-//   -> float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz): round to nearest even; attribute `saturate`
+//   -> float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz) and float4e2m1: round to nearest even; `saturate`
 //                     (opset 19, default 1) clamps out-of-range values and infinities to the
 //                     largest finite value, else they become NaN (E5M2: infinity);
 //   -> int4/uint4/int2/uint2: integers wrap (modulo 16 or 4); floats truncate toward zero, then
@@ -130,8 +130,7 @@ std::string to_text(double v, bool is_double) {
 
 // Conversions to or from strings.
 void convert_strings(const Tensor& x, Tensor& y, const CastOptions& options) {
-  if (is_float8(x.dtype()) || is_packed_int(x.dtype()) || is_float8(y.dtype()) ||
-      is_packed_int(y.dtype()))
+  if (visit_narrow(x.dtype(), [](auto) {}) || visit_narrow(y.dtype(), [](auto) {}))
     fail("does not support casting between {} and {}", dtype_name(x.dtype()),
          dtype_name(y.dtype()));
   if (x.dtype() == DType::kString && y.dtype() == DType::kString) {

@@ -25,7 +25,7 @@ namespace {
 
 bool is_quantized_type(DType t) {
   return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16 ||
-         is_packed_int(t) || is_float8(t);
+         is_packed_int(t) || is_float8(t) || t == kF4E2M1;
 }
 
 // Round half to even (the default rounding mode), then clamp to Q's range.
@@ -134,10 +134,15 @@ class LinearQuantizationOp final : public Op {
     const auto scaled = [&](int64_t i, int64_t p) {
       return double(float(v[size_t(i)]) / float(scale[size_t(p)]));
     };
-    if (quantize_ && is_float8(y.dtype())) {
+    if (quantize_ && (is_float8(y.dtype()) || y.dtype() == kF4E2M1)) {
+      // float4e2m1 adds its zero point, as ONNX's reference does; float8's must be 0.
+      const bool add_zero_point = y.dtype() == kF4E2M1;
       uint8_t* out = static_cast<uint8_t*>(y.raw());
-      for (int64_t i = 0; i < x.numel(); ++i)
-        out[i] = float8_from_double(scaled(i, index(i)), y.dtype(), saturate_);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t p = index(i);
+        out[i] = float8_from_double(scaled(i, p) + (add_zero_point ? zp[size_t(p)] : 0), y.dtype(),
+                                    saturate_);
+      }
     } else if (quantize_ && is_packed_int(y.dtype())) {
       const int bits = packed_int_bits(y.dtype());
       const bool is_signed = y.dtype() == kI4 || y.dtype() == kI2;

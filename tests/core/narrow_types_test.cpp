@@ -69,6 +69,24 @@ TEST(Float8, SaturationFollowsTheCastTable) {
   EXPECT_TRUE(std::isnan(float(f8e5m2fnuz(std::nanf("")))));
 }
 
+TEST(Float4, ValuesRoundingAndSaturation) {
+  // Every pattern: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; each encodes back to itself.
+  const float magnitudes[] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  for (int bits = 0; bits < 16; ++bits) {
+    const float v = float8_to_float(uint8_t(bits), kF4E2M1);
+    EXPECT_EQ(std::fabs(v), magnitudes[bits & 7]) << bits;
+    EXPECT_EQ(std::signbit(v), bits >= 8) << bits;
+    EXPECT_EQ(float8_from_double(v, kF4E2M1, true), bits) << bits;
+  }
+  EXPECT_EQ(float8_from_double(0.25, kF4E2M1, true), 0x0);  // tie: to even (0)
+  EXPECT_EQ(float8_from_double(-3.5, kF4E2M1, true), 0xe);  // tie: to even (-4)
+  EXPECT_EQ(float8_from_double(1e6, kF4E2M1, false), 0x7);  // no infinity: always saturates
+  EXPECT_EQ(float8_from_double(-kInf, kF4E2M1, true), 0xf);
+  EXPECT_EQ(float8_from_double(std::nan(""), kF4E2M1, true), 0x8);  // no NaN: the -0 pattern
+  EXPECT_EQ(dtype_name(kF4E2M1), "float4e2m1");
+  EXPECT_EQ(packed_bits(kF4E2M1), 4);
+}
+
 TEST(Int4, ValuesWrapIntoRange) {
   EXPECT_EQ(int4(7).value, 7);
   EXPECT_EQ(int4(8).value, -8);

@@ -81,7 +81,7 @@ TEST(Cast, TypeNameBeforeOpset6) {
 
 TEST(Cast, UnsupportedTargetsFail) {
   const Tensor x = Tensor::from<float>({1}, {1});
-  for (int64_t to : {14, 23, 99, -1}) {
+  for (int64_t to : {14, 24, 99, -1}) {
     OpCall call = op_call("Cast", 21, {{"to", attr_int(to)}});
     call.inputs = {x};
     EXPECT_THROW(run_op(call), Error) << "to=" << to;
@@ -160,6 +160,18 @@ TEST(Cast, ToAndFromStrings) {
   EXPECT_EQ(run_op(cast(text({"100.5"}), DType::kI32))[0].to_int64(), std::vector<int64_t>{100});
   EXPECT_THROW(run_op(cast(text({"Hello"}), DType::kF32)), Error);
   EXPECT_THROW(run_op(cast(text({"1"}), kF8E4M3FN)), Error);
+}
+
+TEST(Cast, Float4RoundsAndAlwaysSaturates) {
+  const Tensor x = Tensor::from<float>({4}, {0.48f, -3.5f, 9, kNaN});
+  const Tensor y = run_op(cast_saturate(x, kF4E2M1, 0))[0];
+  ASSERT_EQ(y.dtype(), kF4E2M1);
+  const std::vector<double> v = y.to_double();
+  EXPECT_EQ(v[0], 0.5);
+  EXPECT_EQ(v[1], -4);  // halfway between -3 and -4: the even mantissa
+  EXPECT_EQ(v[2], 6);   // no infinity to overflow to
+  EXPECT_EQ(v[3], 0);
+  EXPECT_TRUE(std::signbit(v[3]));  // NaN becomes -0
 }
 
 TEST(Cast, Int2WrapsFromOpset23) {
