@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include "core/narrow_types.h"
+
 namespace strata {
 
 f16::f16(float value) {
@@ -76,6 +78,7 @@ bf16::bf16(float value) {
 }
 
 size_t dtype_size(DType t) {
+  if (is_float8(t) || packed_bits(t)) return 1;
   switch (t) {
     case DType::kF32:
     case DType::kI32:
@@ -95,6 +98,18 @@ size_t dtype_size(DType t) {
 }
 
 std::string_view dtype_name(DType t) {
+  switch (int(t)) {  // the narrow types (core/narrow_types.h) are not enumerators
+    case 17: return "float8e4m3fn";
+    case 18: return "float8e4m3fnuz";
+    case 19: return "float8e5m2";
+    case 20: return "float8e5m2fnuz";
+    case 21: return "uint4";
+    case 22: return "int4";
+    case 23: return "float4e2m1";
+    case 25: return "uint2";
+    case 26: return "int2";
+    default: break;
+  }
   switch (t) {
     case DType::kF32: return "float32";
     case DType::kF64: return "float64";
@@ -123,12 +138,22 @@ bool dtype_from_onnx(int onnx_type, DType* out) {
     case 5:
     case 6:
     case 7:
+    case 8:
     case 9:
     case 10:
     case 11:
     case 12:
     case 13:
-    case 16: *out = DType(onnx_type); return true;
+    case 16:
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+    case 21:
+    case 22:
+    case 23:
+    case 25:
+    case 26: *out = DType(onnx_type); return true;
     default: return false;
   }
 }

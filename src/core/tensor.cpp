@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/narrow_types.h"
 
 namespace strata {
 
@@ -39,6 +41,17 @@ Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
   t.dtype_ = dtype;
   t.numel_ = checked_numel(shape);
   t.shape_ = std::move(shape);
+  if (dtype == DType::kString) {  // an array of std::string (empty), owned like any buffer
+    std::shared_ptr<std::string[]> strings;
+    try {
+      strings = std::make_shared<std::string[]>(size_t(t.numel_));
+    } catch (const std::bad_alloc&) {
+      fail("out of memory allocating {} strings", t.numel_);
+    }
+    t.data_ = strings.get();
+    t.owner_ = std::move(strings);
+    return t;
+  }
   const int64_t bytes = checked_mul(t.numel_, int64_t(dtype_size(dtype)));
   t.owner_ = aligned_buffer(size_t(bytes));
   t.data_ = t.owner_.get();
@@ -99,7 +112,10 @@ const std::vector<Tensor>& Tensor::items() const {
 Tensor Tensor::clone() const {
   if (!is_tensor()) return *this;  // items are shared and never modified
   Tensor t = zeros(dtype_, shape_);
-  if (nbytes()) std::memcpy(t.data_, data_, nbytes());
+  if (dtype_ == DType::kString)
+    std::copy(data<std::string>(), data<std::string>() + numel_, t.data<std::string>());
+  else if (nbytes())
+    std::memcpy(t.data_, data_, nbytes());
   return t;
 }
 
@@ -110,6 +126,10 @@ std::vector<int64_t> Tensor::to_int64() const {
   });
   if (!ok && dtype_ == DType::kBool) {
     for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = data<bool>()[i];
+  } else if (!ok && is_packed_int(dtype_)) {
+    visit_narrow(dtype_, [&]<class T>(Type<T>) {
+      for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = int64_t(float(data<T>()[i]));
+    });
   } else if (!ok) {
     fail("expected an integer tensor, got {}", dtype_name(dtype_));
   }
@@ -118,9 +138,10 @@ std::vector<int64_t> Tensor::to_int64() const {
 
 std::vector<double> Tensor::to_double() const {
   std::vector<double> out(static_cast<size_t>(numel_));
-  const bool ok = visit_all(dtype_, [&]<class T>(Type<T>) {
+  const auto read = [&]<class T>(Type<T>) {
     for (int64_t i = 0; i < numel_; ++i) out[size_t(i)] = double(data<T>()[i]);
-  });
+  };
+  const bool ok = visit_all(dtype_, read) || visit_narrow(dtype_, read);
   if (!ok) fail("expected a numeric tensor, got {}", dtype_name(dtype_));
   return out;
 }

@@ -1,6 +1,7 @@
 #include "io/image.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <memory>
@@ -45,18 +46,30 @@ void check_dimensions(int64_t width, int64_t height) {
     fail("image is too large ({} x {} pixels; the limit is {} pixels)", width, height, kMaxPixels);
 }
 
+// A decoded image: interleaved samples (H, W, C), each in [0, maxval]; C is 1 (gray) or 3.
+struct Raster {
+  int64_t width = 0, height = 0, channels = 0;
+  double maxval = 255;
+  std::vector<uint16_t> samples;
+};
+
 // Interleaved samples (H, W, C) scaled by 1/maxval into a [1, C, H, W] float tensor.
-template <class Sample>
-Tensor planar_from_interleaved(const Sample* samples, int64_t width, int64_t height,
-                               int64_t channels, double maxval) {
-  Tensor t = Tensor::zeros(DType::kF32, {1, channels, height, width});
+Tensor planar_from_raster(const Raster& r) {
+  Tensor t = Tensor::zeros(DType::kF32, {1, r.channels, r.height, r.width});
   float* out = t.data<float>();
-  const int64_t plane = width * height;
+  const int64_t plane = r.width * r.height;
   for (int64_t p = 0; p < plane; ++p) {
-    for (int64_t c = 0; c < channels; ++c)
-      out[c * plane + p] = float(double(samples[p * channels + c]) / maxval);
+    for (int64_t c = 0; c < r.channels; ++c)
+      out[c * plane + p] = float(double(r.samples[size_t(p * r.channels + c)]) / r.maxval);
   }
   return t;
+}
+
+template <class Sample>
+Raster raster_of(const Sample* samples, int64_t width, int64_t height, int64_t channels,
+                 double maxval) {
+  return {width, height, channels, maxval,
+          std::vector<uint16_t>(samples, samples + width * height * channels)};
 }
 
 // Netpbm gray and color maps (P2, P3 ASCII; P5, P6 binary).
@@ -64,7 +77,7 @@ class PnmReader {
  public:
   explicit PnmReader(std::string_view bytes) : bytes_(bytes) {}
 
-  Tensor read() {
+  Raster read() {
     const char kind = bytes_[1];
     if (kind != '2' && kind != '3' && kind != '5' && kind != '6')
       fail("unsupported Netpbm format P{} (supported: P2, P3, P5, P6)", kind);
@@ -85,7 +98,7 @@ class PnmReader {
     } else {
       samples = ascii_samples(count, maxval);
     }
-    return planar_from_interleaved(samples.data(), width, height, channels, double(maxval));
+    return {width, height, channels, double(maxval), std::move(samples)};
   }
 
  private:
@@ -236,7 +249,7 @@ std::string decode_failure_reason(const stbi_uc* data, int length) {
 }
 
 // PNG, JPEG and BMP through stb_image; 16-bit PNGs keep their precision.
-Tensor read_with_stb(std::string_view bytes, const char* format) {
+Raster read_with_stb(std::string_view bytes, const char* format) {
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int length = int(bytes.size());
   int width = 0, height = 0, components = 0;
@@ -249,18 +262,17 @@ Tensor read_with_stb(std::string_view bytes, const char* format) {
     std::unique_ptr<stbi_us, StbFree> pixels(
         stbi_load_16_from_memory(data, length, &width, &height, &components_in_file, channels));
     if (!pixels) fail("cannot decode the {} image: {}", format, stbi_failure_reason());
-    return planar_from_interleaved(pixels.get(), width, height, channels, 65535.0);
+    return raster_of(pixels.get(), width, height, channels, 65535.0);
   }
   std::unique_ptr<stbi_uc, StbFree> pixels(
       stbi_load_from_memory(data, length, &width, &height, &components_in_file, channels));
   if (!pixels) fail("cannot decode the {} image: {}", format, stbi_failure_reason());
-  return planar_from_interleaved(pixels.get(), width, height, channels, 255.0);
+  return raster_of(pixels.get(), width, height, channels, 255.0);
 }
 
-Tensor read_image_unlabelled(const std::string& path) {
-  InputFile file(path);
-  const std::string bytes = file.read_rest(kMaxFileBytes);
-  const std::string_view view(bytes);
+// The format is detected from the first bytes.
+Raster decode(std::string_view view) {
+  if (int64_t(view.size()) > kMaxFileBytes) fail("image is too large ({} bytes)", view.size());
   if (view.starts_with("\x89PNG\r\n\x1a\n")) return read_with_stb(view, "PNG");
   if (view.starts_with("\xff\xd8\xff")) {
     check_jpeg_huffman_tables(view);
@@ -275,10 +287,25 @@ Tensor read_image_unlabelled(const std::string& path) {
   fail("not a supported image (expected PNG, JPEG, BMP, PGM or PPM)");
 }
 
+Tensor read_image_unlabelled(const std::string& path) {
+  InputFile file(path);
+  const std::string bytes = file.read_rest(kMaxFileBytes);
+  return planar_from_raster(decode(bytes));
+}
+
 }  // namespace
 
 Tensor read_image(const std::string& path) {
   return with_path_context(path, [&] { return read_image_unlabelled(path); });
+}
+
+Tensor decode_image_hwc(std::string_view bytes) {
+  const Raster r = decode(bytes);
+  Tensor t = Tensor::zeros(DType::kU8, {r.height, r.width, r.channels});
+  uint8_t* out = t.data<uint8_t>();
+  for (size_t i = 0; i < r.samples.size(); ++i)
+    out[i] = uint8_t(std::lround(double(r.samples[i]) * 255.0 / r.maxval));
+  return t;
 }
 
 }  // namespace strata::io

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/tensor.h"
 
@@ -12,5 +13,10 @@ namespace strata::io {
 // first bytes, not its extension. Every failure throws Error with one sentence that starts with
 // the path.
 Tensor read_image(const std::string& path);
+
+// Decodes an image held in memory (the same formats) into uint8 [H, W, C], interleaved: C = 3
+// (RGB) for color, 1 for grayscale; alpha is dropped; samples above 8 bits are scaled to 0..255.
+// Failures throw Error with one sentence (the caller names the tensor).
+Tensor decode_image_hwc(std::string_view bytes);
 
 }  // namespace strata::io

@@ -62,9 +62,6 @@ class GraphBuilder {
       fail("{}: {} '{}' is not a tensor, sequence or optional (maps are not supported)", path_,
            role, value.name);
     const auto& tt = type.tensor_type();
-    if (tt.elem_type() == onnx::TensorProto::STRING)
-      fail("{}: {} '{}' is a string tensor, which strata does not support", path_, role,
-           value.name);
     if (!dtype_from_onnx(tt.elem_type(), &value.dtype))
       fail("{}: {} '{}' has unsupported element type {}", path_, role, value.name, tt.elem_type());
     if (!tt.has_shape()) return;  // rank unknown: shape inference fills it

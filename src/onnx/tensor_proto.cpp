@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/narrow_types.h"
 
 namespace strata::onnx_import {
 
@@ -40,6 +41,42 @@ std::optional<fs::path> resolve_external(const std::string& location, const std:
   return real;
 }
 
+// Packed integers and float4e2m1: ONNX puts 8 / bits of them in a byte, the first in the lowest
+// bits; strata holds one per byte (sign-extended when signed).
+Tensor unpack_ints(DType dtype, std::vector<int64_t> dims, const uint8_t* packed) {
+  Tensor t = Tensor::zeros(dtype, std::move(dims));
+  const int bits = packed_bits(dtype), per_byte = 8 / bits, mask = (1 << bits) - 1;
+  const bool is_signed = dtype == kI4 || dtype == kI2;
+  uint8_t* out = static_cast<uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int v = (packed[i / per_byte] >> (i % per_byte * bits)) & mask;
+    out[i] = uint8_t(is_signed && v > mask / 2 ? v - (1 << bits) : v);
+  }
+  return t;
+}
+
+std::string pack_ints(const Tensor& t) {
+  const int bits = packed_bits(t.dtype()), per_byte = 8 / bits, mask = (1 << bits) - 1;
+  std::string packed(size_t((t.numel() + per_byte - 1) / per_byte), '\0');
+  const uint8_t* in = static_cast<const uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i)
+    packed[size_t(i / per_byte)] =
+        char(uint8_t(packed[size_t(i / per_byte)]) | ((in[i] & mask) << (i % per_byte * bits)));
+  return packed;
+}
+
+// How many bytes (or int32_data entries) hold `numel` packed integers of `dtype`.
+int64_t packed_count(DType dtype, int64_t numel) {
+  const int64_t per_byte = 8 / packed_bits(dtype);
+  return (numel + per_byte - 1) / per_byte;
+}
+
+// The bytes a tensor of this type and element count takes in an ONNX file.
+int64_t file_bytes(DType dtype, int64_t numel) {
+  return packed_bits(dtype) ? packed_count(dtype, numel)
+                            : checked_mul(numel, int64_t(dtype_size(dtype)));
+}
+
 // The `bytes` bytes at `offset` in `file` as a tensor: a view of the file where the policy allows
 // and the address suits the element type (the file is mapped at a page boundary, so the offset
 // decides), else a copy.
@@ -47,6 +84,8 @@ Tensor tensor_at(const std::shared_ptr<const MappedFile>& file, size_t offset, D
                  std::vector<int64_t> dims, int64_t bytes, const ReadPolicy& policy) {
   if (bytes == 0) return Tensor::zeros(dtype, std::move(dims));
   const char* at = file->bytes().data() + offset;
+  if (packed_bits(dtype))
+    return unpack_ints(dtype, std::move(dims), reinterpret_cast<const uint8_t*>(at));
   if (policy.views && reinterpret_cast<uintptr_t>(at) % dtype_size(dtype) == 0)
     return Tensor::view(dtype, std::move(dims), const_cast<char*>(at), view_owner(file, at));
   Tensor t = Tensor::zeros(dtype, std::move(dims));
@@ -78,6 +117,13 @@ void copy_bits16(const google::protobuf::RepeatedField<int32_t>& field, Tensor& 
   for (int64_t i = 0; i < t.numel(); ++i) dst[i].bits = uint16_t(field.Get(int(i)));
 }
 
+// 8-bit floats in int32_data carry their bit patterns, one per value.
+template <class T>
+void copy_bits8(const google::protobuf::RepeatedField<int32_t>& field, Tensor& t) {
+  T* dst = t.data<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i].bits = uint8_t(field.Get(int(i)));
+}
+
 // The typed fields (float_data, int64_data...): the total count must match before anything is
 // allocated, and the values must sit in the field the dtype uses.
 Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
@@ -86,10 +132,22 @@ Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
   const int64_t available = proto.float_data_size() + proto.int32_data_size() +
                             proto.int64_data_size() + proto.double_data_size() +
                             proto.uint64_data_size();
-  if (available != numel)
-    fail("{}: holds {} values but its shape needs {}", what, available, numel);
+  const int64_t needed = packed_bits(dtype) ? packed_count(dtype, numel) : numel;
+  if (available != needed)
+    fail("{}: holds {} values but its shape needs {}", what, available, needed);
   if (!read) return Tensor();
+  if (packed_bits(dtype)) {
+    if (proto.int32_data_size() != needed) fail("{}: packed integers must be in int32_data", what);
+    std::vector<uint8_t> packed(static_cast<size_t>(needed));
+    for (int64_t i = 0; i < needed; ++i) packed[size_t(i)] = uint8_t(proto.int32_data(int(i)));
+    return unpack_ints(dtype, dims, packed.data());
+  }
   Tensor t = Tensor::zeros(dtype, dims);
+  if (is_float8(dtype)) {
+    if (proto.int32_data_size() != numel) fail("{}: 8-bit floats must be in int32_data", what);
+    copy_bits8<f8e4m3fn>(proto.int32_data(), t);  // bits only: the format does not matter
+    return t;
+  }
   switch (dtype) {
     case DType::kF32: copy_field<float>(proto.float_data(), t, what, "float_data"); break;
     case DType::kF64: copy_field<double>(proto.double_data(), t, what, "double_data"); break;
@@ -106,6 +164,29 @@ Tensor from_typed_fields(const onnx::TensorProto& proto, DType dtype,
     case DType::kBF16: copy_bits16<bf16>(proto.int32_data(), t, what); break;
     default: fail("{}: data type {} is not supported", what, dtype_name(dtype));
   }
+  return t;
+}
+
+// Strings live in string_data, one entry per element (never raw or external).
+LoadedTensor read_strings(const onnx::TensorProto& proto, const std::string& what) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data())
+    fail("{}: string tensors must hold their values in string_data", what);
+  LoadedTensor t;
+  t.dtype = DType::kString;
+  t.dims.assign(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : t.dims)
+    if (d < 0) fail("{}: dimension {} is negative", what, d);
+  int64_t numel = 1;
+  try {
+    numel = checked_numel(t.dims);
+  } catch (const Error&) {
+    fail("{}: shape is too large", what);
+  }
+  if (proto.string_data_size() != numel)
+    fail("{}: holds {} strings but its shape needs {}", what, proto.string_data_size(), numel);
+  Tensor data = Tensor::zeros(DType::kString, t.dims);
+  for (int64_t i = 0; i < numel; ++i) data.data<std::string>()[i] = proto.string_data(int(i));
+  t.data = std::move(data);
   return t;
 }
 
@@ -170,8 +251,7 @@ LoadedTensor TensorReader::read_external(const onnx::TensorProto& proto, LoadedT
 LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<std::string_view> raw,
                                 const std::string& what, const ReadPolicy& policy) {
   LoadedTensor t;
-  if (proto.data_type() == onnx::TensorProto::STRING)
-    fail("{}: string tensors are not supported", what);
+  if (proto.data_type() == onnx::TensorProto::STRING) return read_strings(proto, what);
   if (!dtype_from_onnx(proto.data_type(), &t.dtype))
     fail("{}: data type {} is not supported", what, proto.data_type());
   t.dims.assign(proto.dims().begin(), proto.dims().end());
@@ -181,7 +261,7 @@ LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<st
   int64_t bytes = 0;
   try {
     numel = checked_numel(t.dims);
-    bytes = checked_mul(numel, int64_t(dtype_size(t.dtype)));
+    bytes = file_bytes(t.dtype, numel);
   } catch (const Error&) {
     fail("{}: shape is too large", what);
   }
@@ -202,6 +282,8 @@ LoadedTensor TensorReader::read(const onnx::TensorProto& proto, std::optional<st
     if (!model_file_) fail_internal("{}: raw bytes given without the model file", what);
     t.data = tensor_at(model_file_, size_t(raw->data() - model_file_->bytes().data()), t.dtype,
                        t.dims, bytes, policy);
+  } else if (packed_bits(t.dtype)) {
+    t.data = unpack_ints(t.dtype, t.dims, reinterpret_cast<const uint8_t*>(bytes_found.data()));
   } else {  // bytes owned by `proto`, which may die before the tensor: copy
     t.data = Tensor::zeros(t.dtype, t.dims);
     if (bytes) std::memcpy(t.data->raw(), bytes_found.data(), size_t(bytes));
@@ -222,14 +304,19 @@ Tensor read_tensor_pb(const std::string& path) {
 }
 
 std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
-  if (dtype_size(t.dtype()) == 0)
+  if (dtype_size(t.dtype()) == 0 && t.dtype() != DType::kString)
     fail("tensor '{}': a {} tensor cannot be written as a TensorProto", name,
          dtype_name(t.dtype()));
   onnx::TensorProto proto;
   proto.set_name(name);
   proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
   for (int64_t d : t.shape()) proto.add_dims(d);
-  proto.set_raw_data(t.raw(), t.nbytes());
+  if (t.dtype() == DType::kString)
+    for (int64_t i = 0; i < t.numel(); ++i) proto.add_string_data(t.data<std::string>()[i]);
+  else if (packed_bits(t.dtype()))
+    proto.set_raw_data(pack_ints(t));
+  else
+    proto.set_raw_data(t.raw(), t.nbytes());
   std::string bytes;
   if (!proto.SerializeToString(&bytes))
     fail("tensor '{}' is too large for a TensorProto (2 GiB)", name);

@@ -1,6 +1,6 @@
 // Element-wise ops of two inputs with numpy broadcasting: Add Sub Mul Div Mod Pow (arithmetic,
 // output of A's dtype), And Or Xor (bool), Equal Greater GreaterOrEqual Less LessOrEqual
-// (output bool), BitwiseAnd BitwiseOr BitwiseXor (integers) and BitShift (unsigned integers,
+// (output bool; Equal also compares strings), BitwiseAnd BitwiseOr BitwiseXor (integers) and BitShift (unsigned integers,
 // attribute direction LEFT or RIGHT; a shift by the type's width or more gives 0).
 //
 // Before opset 7 these ops broadcast only when attribute broadcast=1, and then B's shape is a
@@ -236,7 +236,7 @@ class BinaryOp final : public Op {
     else if (is_bitwise(kind_))
       supported = is_integer(a);
     else if (kind_ == Kind::kEqual)
-      supported = is_numeric(a) || a == DType::kBool;
+      supported = is_numeric(a) || a == DType::kBool || a == DType::kString;
     else if (kind_ == Kind::kPow)
       supported = is_numeric(a) && is_numeric(b);
     else
@@ -268,6 +268,10 @@ class BinaryOp final : public Op {
       visited = run_logical(io);
     else if (is_bitwise(kind_))
       visited = visit_integer(a.dtype(), [&]<class T>(Type<T>) { run_bitwise<T>(io); });
+    else if (kind_ == Kind::kEqual && a.dtype() == DType::kString)
+      visited = (io.map<std::string, std::string, bool>(
+                     [](const std::string& x, const std::string& y) { return x == y; }),
+                 true);
     else if (is_comparison(kind_))
       visited = visit_all(a.dtype(), [&]<class T>(Type<T>) { run_comparison<T>(io); });
     else if (kind_ == Kind::kPow)

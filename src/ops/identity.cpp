@@ -1,6 +1,7 @@
 // Identity, and Dropout: the identity at inference; in training mode (an input from opset 12,
 // possibly known only at run time) each element is kept with probability 1 - ratio and scaled
 // by 1 / (1 - ratio), as the spec says.
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -56,7 +57,11 @@ class IdentityOp final : public Op {
       dropout(src, dst, ratio, ctx.num_outputs() > 1 ? &ctx.output(1) : nullptr);
       return;
     }
-    if (dst.raw() != src.raw() && src.nbytes()) std::memcpy(dst.raw(), src.raw(), src.nbytes());
+    if (src.dtype() == DType::kString && dst.raw() != src.raw())
+      std::copy(src.data<std::string>(), src.data<std::string>() + src.numel(),
+                dst.data<std::string>());
+    else if (dst.raw() != src.raw() && src.nbytes())
+      std::memcpy(dst.raw(), src.raw(), src.nbytes());
     if (ctx.num_outputs() > 1) {  // mask: every element kept
       Tensor& mask = ctx.output(1);
       std::memset(mask.raw(), 1, mask.nbytes());

@@ -3,16 +3,20 @@
 //   DequantizeLinear: y = (x - zero_point) * scale
 // Scale and zero point are one value (per tensor), a 1-D tensor of x.shape[axis] values (per
 // axis), or, with block_size > 0 (opset 21), x's shape with ceil(x.shape[axis] / block_size)
-// along the axis (blocked). Quantized types: int8, uint8, int16, uint16 (and int32 for
-// DequantizeLinear); without a zero point QuantizeLinear gives uint8 (or output_dtype). Scales
-// must be positive; a zero point must match the quantized type.
+// along the axis (blocked). Quantized types: int8, uint8, int16, uint16, int4, uint4, int2, uint2
+// and the four float8 formats (and int32 for DequantizeLinear). To float8, x / scale is rounded to
+// nearest even (the zero point, which must be 0, is not added) and attribute `saturate` (default 1)
+// clamps out-of-range values as Cast does; without a zero point QuantizeLinear gives uint8 (or
+// output_dtype). Scales must be positive; a zero point must match the quantized type.
 // DynamicQuantizeLinear: uint8 with scale = (max(x, 0) - min(x, 0)) / 255 and zero point
 // saturate(round(-min / scale)), both outputs scalars.
 // Cost: 2 FLOPs per element (divide or multiply, add or subtract); DynamicQuantizeLinear 4 (min
 // and max as well).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "core/narrow_types.h"
 #include "ops/op.h"
 
 namespace strata::ops {
@@ -20,7 +24,8 @@ namespace strata::ops {
 namespace {
 
 bool is_quantized_type(DType t) {
-  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16;
+  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16 ||
+         is_packed_int(t) || is_float8(t) || t == kF4E2M1;
 }
 
 // Round half to even (the default rounding mode), then clamp to Q's range.
@@ -69,7 +74,8 @@ class LinearQuantizationOp final : public Op {
   explicit LinearQuantizationOp(const NodeInfo& node)
       : quantize_(node.op_type() == "QuantizeLinear"),
         axis_(node.attr_int("axis", 1)),
-        block_size_(node.attr_int("block_size", 0)) {
+        block_size_(node.attr_int("block_size", 0)),
+        saturate_(node.attr_int("saturate", 1) != 0) {
     if (block_size_ < 0) fail("attribute 'block_size' must be 0 or positive, got {}", block_size_);
     const int64_t out = node.attr_int("output_dtype", 0);
     if (out != 0 && (!dtype_from_onnx(int(out), &output_dtype_) ||
@@ -97,12 +103,12 @@ class LinearQuantizationOp final : public Op {
       if (!is_float(x.dtype) && x.dtype != DType::kI32)
         fail("x has dtype {}; a float type is needed", dtype_name(x.dtype));
       if (!is_quantized_type(q))
-        fail("cannot quantize to {}: strata quantizes to int8, uint8, int16 and uint16",
+        fail("cannot quantize to {}: strata quantizes to 8-, 16- and 4-bit integers and float8",
              dtype_name(q));
       ctx.set_output(0, q, x.shape);
     } else {
       if (!is_quantized_type(x.dtype) && x.dtype != DType::kI32)
-        fail("cannot dequantize {}: strata dequantizes int8, uint8, int16, uint16 and int32",
+        fail("cannot dequantize {}: strata dequantizes 4-, 8-, 16- and 32-bit integers and float8",
              dtype_name(x.dtype));
       ctx.set_output(0, scale.dtype, x.shape);
     }
@@ -123,15 +129,36 @@ class LinearQuantizationOp final : public Op {
     const std::vector<double> zp =
         ctx.has_input(2) ? ctx.input(2).to_double() : std::vector<double>(scale.size(), 0.0);
     const std::vector<double> v = x.to_double();
-    if (quantize_) {
+    // The division in float32, as ONNX's reference computes it: the rounding of x / scale decides
+    // ties (0.5 / (5 / 255) is 25.5 in float32, 25.4999... in double).
+    const auto scaled = [&](int64_t i, int64_t p) {
+      return double(float(v[size_t(i)]) / float(scale[size_t(p)]));
+    };
+    if (quantize_ && (is_float8(y.dtype()) || y.dtype() == kF4E2M1)) {
+      // float4e2m1 adds its zero point, as ONNX's reference does; float8's must be 0.
+      const bool add_zero_point = y.dtype() == kF4E2M1;
+      uint8_t* out = static_cast<uint8_t*>(y.raw());
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t p = index(i);
+        out[i] = float8_from_double(scaled(i, p) + (add_zero_point ? zp[size_t(p)] : 0), y.dtype(),
+                                    saturate_);
+      }
+    } else if (quantize_ && is_packed_int(y.dtype())) {
+      const int bits = packed_int_bits(y.dtype());
+      const bool is_signed = y.dtype() == kI4 || y.dtype() == kI2;
+      const double lo = is_signed ? -(1 << (bits - 1)) : 0;
+      const double hi = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+      int8_t* out = static_cast<int8_t*>(y.raw());  // in range: the byte is the value
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t p = index(i);
+        out[i] = int8_t(std::clamp(std::nearbyint(scaled(i, p)) + zp[size_t(p)], lo, hi));
+      }
+    } else if (quantize_) {
       visit_integer(y.dtype(), [&]<class Q>(Type<Q>) {
         Q* out = y.data<Q>();
         for (int64_t i = 0; i < x.numel(); ++i) {
           const int64_t p = index(i);
-          // The division in float32, as ONNX's reference computes it: the rounding of x / scale
-          // decides ties (0.5 / (5 / 255) is 25.5 in float32, 25.4999... in double).
-          const float q = float(v[size_t(i)]) / float(scale[size_t(p)]);
-          out[i] = saturate_round<Q>(std::nearbyint(double(q)) + zp[size_t(p)]);
+          out[i] = saturate_round<Q>(std::nearbyint(scaled(i, p)) + zp[size_t(p)]);
         }
       });
     } else {
@@ -180,6 +207,7 @@ class LinearQuantizationOp final : public Op {
   bool quantize_;
   int64_t axis_;
   int64_t block_size_;
+  bool saturate_;
   DType output_dtype_ = DType::kUndefined;
 };
 

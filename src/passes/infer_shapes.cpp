@@ -5,6 +5,7 @@
 
 #include "core/checked.h"
 #include "ops/internal_ops.h"
+#include "ops/string_ops.h"
 
 namespace strata::passes {
 
@@ -61,6 +62,11 @@ bool fold_node(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
     if (m.kind != ValueKind::kTensor) return false;
   for (ir::ValueId id : node.inputs)
     if (id != ir::kNoValue && metas[size_t(id)].kind != ValueKind::kTensor) return false;
+  // Strings only meet the ops written for them (the session refuses the others with a message).
+  for (ir::ValueId id : node.inputs)
+    if (id != ir::kNoValue && metas[size_t(id)].dtype == DType::kString &&
+        !ops::handles_strings(node.op_type))
+      return false;
   for (const ops::Meta& m : out)
     if (!m.shape.is_static()) return false;
   // Pointers on the stack for the usual few inputs and outputs: the analyzer folds thousands of

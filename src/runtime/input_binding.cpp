@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/narrow_types.h"
 #include "io/image.h"
 #include "io/json_tensor.h"
 #include "io/npy.h"
@@ -23,23 +24,27 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-// Random values: floats uniform in [0, 1), integers uniform in [0, 10), bools fair coins.
-// Small non-negative integers keep index-like inputs (token ids, positions) in range.
+// Random values: floats uniform in [0, 1), integers uniform in [0, 10) (packed ones up to their
+// max), bools fair coins. Small non-negative integers keep index-like inputs (token ids, positions)
+// in range.
 Tensor random_tensor(DType dtype, const std::vector<int64_t>& shape, std::mt19937_64& rng) {
   Tensor t = Tensor::zeros(dtype, shape);
   std::uniform_real_distribution<double> real(0.0, 1.0);
   std::uniform_int_distribution<int> small(0, 9);
-  const bool ok = visit_all(dtype, [&]<class T>(Type<T>) {
+  const auto fill = [&]<class T>(Type<T>) {
     T* p = t.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) {
       if constexpr (std::is_same_v<T, bool>)
         p[i] = small(rng) % 2;
       else if constexpr (std::is_integral_v<T>)
         p[i] = T(small(rng));
+      else if constexpr (is_packed_int_v<T>)
+        p[i] = T(small(rng) % (T::kMax + 1));  // within the type's range
       else
         p[i] = T(float(real(rng)));
     }
-  });
+  };
+  const bool ok = visit_all(dtype, fill) || visit_narrow(dtype, fill);
   if (!ok) fail("cannot make random values of dtype {}", dtype_name(dtype));
   return t;
 }

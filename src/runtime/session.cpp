@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/omp_threads.h"
+#include "ops/string_ops.h"
 #include "passes/infer_shapes.h"
 #include "runtime/control_flow.h"
 #include "runtime/kernel_choice.h"
@@ -17,6 +18,12 @@
 namespace strata::runtime {
 
 namespace {
+
+// Strings are std::string arrays, not bytes: only ops written for them may touch them.
+void check_string_support(const ir::Node& node, DType input) {
+  if (input == DType::kString && !ops::handles_strings(node.op_type))
+    fail("{} node '{}' does not support dtype string", node.op_type, node.name);
+}
 
 std::string shape_string(const std::vector<int64_t>& s) {
   return Shape::of(s).str();
@@ -133,10 +140,13 @@ void Session::infer_and_fold() {
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     const ir::Node& node = graph_.nodes[n];
     ops_[n] = passes::make_op(graph_, node);
+    for (ir::ValueId id : node.inputs)
+      if (id != ir::kNoValue) check_string_support(node, metas_[size_t(id)].dtype);
     std::optional<std::vector<ops::Meta>> out = passes::infer_node(graph_, node, *ops_[n], metas_);
     if (out) {
-      for (const ops::Meta& m : *out)  // an unbound dim, or a list: resolve at run time
-        if (!m.shape.is_static() || m.kind != ValueKind::kTensor) {
+      // An unbound dim, a list or strings (which live outside the arena): resolve at run time.
+      for (const ops::Meta& m : *out)
+        if (!m.shape.is_static() || m.kind != ValueKind::kTensor || m.dtype == DType::kString) {
           out.reset();
           break;
         }
@@ -505,6 +515,8 @@ void Session::run_dynamic_step(size_t s) {
     in_metas[i] = meta_of(*t);
     in.push_back(&in_metas[i]);
   }
+  for (const ops::Meta* m : in)
+    if (m) check_string_support(node, m->dtype);
   std::vector<ops::Meta> out(node.outputs.size());
   ops::InferContext ctx(in, out);
   ops::check_tensor_inputs(*ops_[steps_[s].node_index], in);

@@ -88,6 +88,22 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance
                             expected.shape_str());
     return c;
   }
+  if (actual.dtype() == DType::kString) {  // exact, element by element
+    const std::string* a = actual.data<std::string>();
+    const std::string* e = expected.data<std::string>();
+    for (int64_t i = 0; i < actual.numel(); ++i)
+      if (a[i] != e[i]) {
+        if (c.first_mismatch < 0) c.first_mismatch = i;
+        ++c.mismatches;
+      }
+    c.ok = c.mismatches == 0;
+    c.cosine = c.ok ? 1 : 0;
+    if (!c.ok)
+      c.problem = fmt::format(
+          "{} of {} strings differ (first at flat index {}: \"{}\" vs expected \"{}\")",
+          c.mismatches, actual.numel(), c.first_mismatch, a[c.first_mismatch], e[c.first_mismatch]);
+    return c;
+  }
   const std::vector<double> a = actual.to_double();
   const std::vector<double> e = expected.to_double();
   double scale = 0;  // rms of the expected finite values, with relative_to_tensor

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "runtime/model.h"
+#include "runtime/session.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -146,10 +147,10 @@ TEST(LoaderGraph, UnsupportedOpsAreListedTogether) {
   m.add_node("NoSuchOp", {"b"}, {"y"}, "mystery");
   m.add_output("y");
   const std::string path = m.save(dir.path("m.onnx"));
-  expect_load_error(
-      path,
-      {"2 unsupported ops", "NotAnOnnxOp (opset 15) at 'first'", "NoSuchOp (opset 15) at 'mystery'"},
-      /*full=*/true);
+  expect_load_error(path,
+                    {"2 unsupported ops", "NotAnOnnxOp (opset 15) at 'first'",
+                     "NoSuchOp (opset 15) at 'mystery'"},
+                    /*full=*/true);
   EXPECT_NO_THROW(load_model(path)) << "the parser alone does not check op support";
 }
 
@@ -308,7 +309,7 @@ TEST(LoaderInitializer, ElementCountFineButByteCountTooLarge) {
   expect_load_error(m.save(dir.path("m.onnx")), {"initializer 'w'", "too large"});
 }
 
-TEST(LoaderInitializer, StringInitializer) {
+TEST(LoaderInitializer, StringInitializerLoadsButNumericOpsRefuseIt) {
   TempDir dir;
   ModelBuilder m = add_weight_model();
   onnx::TensorProto& w = *m.graph().add_initializer();
@@ -316,7 +317,20 @@ TEST(LoaderInitializer, StringInitializer) {
   w.set_data_type(onnx::TensorProto::STRING);
   w.add_dims(1);
   w.add_string_data("hello");
-  expect_load_error(m.save(dir.path("m.onnx")), {"initializer 'w'", "string"});
+  // Strings load; a numeric op given one is refused when a session is prepared.
+  const ir::Graph g = load_model(m.save(dir.path("m.onnx"))).graph;
+  const ir::Value& v = value_named(g, "w");
+  EXPECT_EQ(v.dtype, DType::kString);
+  ASSERT_TRUE(v.constant);
+  EXPECT_EQ(v.constant->data<std::string>()[0], "hello");
+  try {
+    runtime::Session session(g, {{DType::kF32, {2, 2}, nullptr, ValueKind::kTensor}}, {});
+    ADD_FAILURE() << "a session was prepared for Add of a string";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Add node 'add' does not support dtype string"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(LoaderInitializer, DefinedTwice) {
@@ -368,11 +382,12 @@ TEST(LoaderInput, MapTypedInput) {
   expect_load_error(m.save(dir.path("m.onnx")), {"'map'", "not a tensor, sequence or optional"});
 }
 
-TEST(LoaderInput, StringTypedInput) {
+TEST(LoaderInput, StringTypedInputLoads) {
   TempDir dir;
   ModelBuilder m = relu_model();
   m.add_input("text", DType::kString, {1});
-  expect_load_error(m.save(dir.path("m.onnx")), {"'text'", "string"});
+  EXPECT_EQ(value_named(load_model(m.save(dir.path("m.onnx"))).graph, "text").dtype,
+            DType::kString);
 }
 
 TEST(LoaderInput, NegativeInputDim) {

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "core/narrow_types.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
@@ -115,6 +116,54 @@ TEST(TensorReaderTyped, LargeTypedTensorsAreLeftUnreadOnRequest) {
   TensorReader reader(nullptr, "");
   EXPECT_FALSE(reader.read(p, std::nullopt, "t", {8, false}).data);
   EXPECT_EQ(reader.read(p, std::nullopt, "t").data->to_double(), (std::vector<double>{1, 2, 3}));
+}
+
+// 4-bit integers are packed two per byte (low nibble first) in files, one per byte in memory.
+TEST(TensorReaderPacked, Int4IsUnpackedOnReadAndPackedOnWrite) {
+  onnx::TensorProto p;
+  p.set_data_type(22);
+  p.add_dims(3);
+  p.set_raw_data(std::string("\x87\x0f", 2));  // 7, -8, then -1 and a padding nibble
+  TensorReader reader(nullptr, "");
+  const Tensor t = *reader.read(p, std::nullopt, "t").data;
+  EXPECT_EQ(t.dtype(), kI4);
+  EXPECT_EQ(t.to_int64(), (std::vector<int64_t>{7, -8, -1}));
+  onnx::TensorProto back;
+  ASSERT_TRUE(back.ParseFromString(onnx_import::serialize_tensor_pb(t, "t")));
+  EXPECT_EQ(back.raw_data(), std::string("\x87\x0f", 2));
+  p.set_raw_data(std::string("\x87\x0f\x00", 3));
+  expect_error([&] { reader.read(p, std::nullopt, "t"); }, {"t", "raw data has 3 bytes"});
+  // Typed: packed pairs in int32_data.
+  onnx::TensorProto typed;
+  typed.set_data_type(21);
+  typed.add_dims(3);
+  typed.add_int32_data(0x21);
+  typed.add_int32_data(0x0f);
+  EXPECT_EQ(reader.read(typed, std::nullopt, "u").data->to_int64(),
+            (std::vector<int64_t>{1, 2, 15}));
+}
+
+TEST(TensorReaderPacked, Int2IsFourPerByte) {
+  onnx::TensorProto p;
+  p.set_data_type(26);  // INT2
+  p.add_dims(5);
+  p.set_raw_data(std::string("\x39\x03", 2));  // 1, -2, -1, 0 | -1
+  TensorReader reader(nullptr, "");
+  const Tensor t = *reader.read(p, std::nullopt, "t").data;
+  EXPECT_EQ(t.to_int64(), (std::vector<int64_t>{1, -2, -1, 0, -1}));
+  onnx::TensorProto back;
+  ASSERT_TRUE(back.ParseFromString(onnx_import::serialize_tensor_pb(t, "t")));
+  EXPECT_EQ(back.raw_data(), std::string("\x39\x03", 2));
+}
+
+TEST(TensorReaderPacked, Float8BitsInInt32Data) {
+  onnx::TensorProto p;
+  p.set_data_type(19);
+  p.add_dims(2);
+  p.add_int32_data(0x3c);  // 1.0
+  p.add_int32_data(0xc0);  // -2.0
+  TensorReader reader(nullptr, "");
+  EXPECT_EQ(reader.read(p, std::nullopt, "f").data->to_double(), (std::vector<double>{1, -2}));
 }
 
 // Two tensors of 4 floats in one external file, at offsets 0 and 18.

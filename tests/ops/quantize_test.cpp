@@ -1,5 +1,8 @@
 // QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear (src/ops/quantize.cpp): rounding half
 // to even, saturation, per-axis and blocked parameters, and bad scales.
+#include <cmath>
+
+#include "core/narrow_types.h"
 #include "ops/op_test_util.h"
 
 namespace strata::test {
@@ -47,6 +50,45 @@ TEST(DequantizeLinear, SubtractsTheZeroPointAndScales) {
   call.inputs = {Tensor::from<int8_t>({2, 2}, {-128, 0, 10, 127}),
                  Tensor::from<float>({2}, {0.5f, 2}), Tensor::from<int8_t>({2}, {0, 10})};
   EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{-64, 0, 0, 234}));
+}
+
+TEST(QuantizeLinear, ToInt4ClampsToFourBits) {
+  const Tensor x = Tensor::from<float>({5}, {-20, -2.5f, 0.5f, 3, 40});
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {0.5f}), Tensor::from<int4>({}, {1})),
+            (std::vector<int64_t>{-8, -4, 2, 7, 7}));
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<uint4>({}, {2})),
+            (std::vector<int64_t>{0, 0, 2, 5, 15}));
+}
+
+TEST(QuantizeLinear, ToInt2ClampsToTwoBits) {
+  const Tensor x = Tensor::from<float>({4}, {-5, -1, 0.4f, 9});
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<int2>({}, {0})),
+            (std::vector<int64_t>{-2, -1, 0, 1}));
+  EXPECT_EQ(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<uint2>({}, {1})),
+            (std::vector<int64_t>{0, 0, 1, 3}));
+}
+
+TEST(QuantizeLinear, ToFloat8RoundsAndSaturates) {
+  const Tensor x = Tensor::from<float>({3}, {2.125f, 1000, -1e6f});
+  OpCall call = op_call("QuantizeLinear", 21);
+  call.inputs = {x, Tensor::from<float>({}, {2}), Tensor::from<f8e4m3fn>({}, {0})};
+  std::vector<Tensor> out = run_op(call);
+  ASSERT_EQ(out[0].dtype(), kF8E4M3FN);
+  EXPECT_EQ(out[0].to_double(), (std::vector<double>{1, 448, -448}));  // 1.0625 ties to 1
+  call.attributes = {{"saturate", attr_int(0)}};
+  call.inputs[2] = Tensor::from<f8e5m2>({}, {0});
+  out = run_op(call);
+  EXPECT_EQ(out[0].to_double()[1], 512);
+  EXPECT_TRUE(std::isinf(out[0].to_double()[2]));
+}
+
+TEST(DequantizeLinear, Int4AndFloat8Inputs) {
+  OpCall call = op_call("DequantizeLinear", 21);
+  call.inputs = {Tensor::from<int4>({3}, {-8, 0, 7}), Tensor::from<float>({}, {0.5f}),
+                 Tensor::from<int4>({}, {-1})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{-3.5, 0.5, 4}));
+  call.inputs = {Tensor::from<f8e5m2>({2}, {1.5f, -3}), Tensor::from<float>({}, {2})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{3, -6}));
 }
 
 TEST(DynamicQuantizeLinear, RangeIncludesZero) {
