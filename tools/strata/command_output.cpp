@@ -1,7 +1,8 @@
 #include "command_output.h"
 
 #include <fmt/format.h>
-#include <strata/strata.h>
+
+#include "strata_internal.h"
 
 namespace strata::cli {
 

@@ -1,12 +1,12 @@
 // The strata command line: parses options, calls the library, prints. No logic of its own.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <CLI/CLI.hpp>
 #include <new>
 #include <vector>
 
 #include "command.h"
+#include "strata_internal.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
