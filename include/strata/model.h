@@ -2,8 +2,8 @@
 //
 //   strata::Model model = strata::Model::load("examples/tiny_resnet.onnx");
 //   for (const strata::ValueInfo& in : model.inputs())
-//     std::printf("%s %s\n", in.name.c_str(), in.type_string().c_str());  // input
-//     float32[1,3,32,32]
+//     std::printf("%s %s\n", in.name.c_str(), in.type_string().c_str());
+//   // image float32[1,3,32,32]
 //
 // A Model is cheap to copy (copies share the loaded graph) and is never modified: each Session
 // optimises its own copy of the graph.
