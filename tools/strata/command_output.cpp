@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "strata_internal.h"
-
 namespace strata::cli {
 
 WarningSink print_warnings(std::vector<std::string>* kept) {

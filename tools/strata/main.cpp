@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "command.h"
-#include "strata_internal.h"
+#include "strata/strata.h"  // the public API: Error, ErrorCode, version()
 
 int main(int argc, char** argv) {
   CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
-  app.set_version_flag("--version", std::string("strata ") + strata::kVersion);
+  app.set_version_flag("--version", std::string("strata ") + strata::version());
   app.require_subcommand(1);
   std::vector<strata::cli::Command> commands;
 #define STRATA_COMMAND(name) commands.push_back(strata::cli::add_##name##_command(app));
