@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
-#include <strata/strata.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -22,6 +21,8 @@
 #include <ctime>
 #include <fstream>
 #include <string>
+
+#include "strata_internal.h"
 
 using namespace strata;
 

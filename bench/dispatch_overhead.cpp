@@ -6,9 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 
-#include <strata/strata.h>
-
 #include "ops/op.h"
+#include "strata_internal.h"
 
 using namespace strata;
 

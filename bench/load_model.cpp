@@ -6,12 +6,13 @@
 //   build/bench_load_model MODEL.onnx protobuf|analyse|run [iterations]
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
-#include <strata/strata.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+
+#include "strata_internal.h"
 
 using namespace strata;
 

@@ -10,13 +10,14 @@
 // interval is above (exit 1), else not resolved (the noise there is larger than the budget).
 //   build/bench_profile_overhead [--rounds R] [--seconds S] MODEL.onnx...
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "strata_internal.h"
 
 using namespace strata;
 

@@ -3,11 +3,12 @@
 //
 //   scoped_timer_example [MODEL.onnx [TRACE.json]]   (default: examples/tiny_resnet.onnx)
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "strata_internal.h"
 
 namespace {
 

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Builds strata with warnings as errors and runs every test; then builds with address and
-# undefined-behaviour sanitizers and runs the unit and conformance tests again.
+# Builds strata with warnings as errors and runs every test (unit, CLI, conformance, the install
+# with a consumer project, Python); then builds with address and undefined-behaviour sanitizers
+# and runs the unit and conformance tests again.
 # Usage: bash scripts/test.sh            (after bash scripts/setup.sh)
 #        STRATA_SKIP_SANITIZE=1 bash scripts/test.sh   to skip the sanitizer pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON -DSTRATA_PYTHON=ON \
+      -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs")
 ./build/strata_tests --gtest_filter='Conformance.*' | grep '^\[conformance\]'
+bash scripts/test_install.sh build
+PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
 
 if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON \

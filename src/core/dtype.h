@@ -6,25 +6,9 @@
 #include <cstring>
 #include <string_view>
 
-namespace strata {
+#include "strata/dtype.h"  // DType, dtype_size, dtype_name: part of the public API
 
-enum class DType : int {
-  kUndefined = 0,
-  kF32 = 1,
-  kU8 = 2,
-  kI8 = 3,
-  kU16 = 4,
-  kI16 = 5,
-  kI32 = 6,
-  kI64 = 7,
-  kString = 8,
-  kBool = 9,
-  kF16 = 10,
-  kF64 = 11,
-  kU32 = 12,
-  kU64 = 13,
-  kBF16 = 16,
-};
+namespace strata {
 
 // IEEE half precision, stored as bits; arithmetic happens in float.
 struct f16 {
@@ -47,8 +31,6 @@ struct bf16 {
   }
 };
 
-size_t dtype_size(DType t);            // bytes per element; 0 for undefined/string
-std::string_view dtype_name(DType t);  // "float32", "int64", ...
 bool dtype_from_onnx(int onnx_type, DType* out);
 bool is_float(DType t);    // f16, bf16, f32, f64
 bool is_integer(DType t);  // signed or unsigned integers (not bool)

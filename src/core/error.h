@@ -3,28 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "strata/errors.h"  // ErrorCode, Error: part of the public API
+
 namespace strata {
-
-// Exit codes of the command line, also used to classify library errors.
-enum class ErrorCode : int {
-  kVerifyFailed = 1,  // outputs did not match the expected ones
-  kBadInput = 2,      // the user's model, input or option is wrong or unsupported
-  kInternal = 3,      // a bug in strata
-};
-
-// Thrown inside the library; caught at the public API boundary and turned into a Status.
-class Error : public std::runtime_error {
- public:
-  Error(ErrorCode code, std::string message)
-      : std::runtime_error(std::move(message)), code_(code) {}
-  ErrorCode code() const { return code_; }
-
- private:
-  ErrorCode code_;
-};
 
 template <class... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {

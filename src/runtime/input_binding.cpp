@@ -115,6 +115,15 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
       if (graph.values[size_t(id)].name == arg.source.substr(0, eq))
         arg = {arg.source.substr(0, eq), arg.source.substr(eq + 1)};
   }
+  // The index of the input named `name`; fails listing the inputs when there is none.
+  auto input_index = [&](const std::string& name) {
+    for (size_t i = 0; i < n; ++i)
+      if (graph.values[size_t(graph.inputs[i])].name == name) return i;
+    std::string names;
+    for (size_t i = 0; i < n; ++i)
+      names += (i ? ", " : "") + graph.values[size_t(graph.inputs[i])].name;
+    fail("the model has no input named '{}' (its inputs: {})", name, names);
+  };
   size_t next_positional = 0;
   for (const InputArg& arg : args) {
     size_t index = n;
@@ -124,18 +133,13 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
         fail("too many inputs: the model has {} input{}", n, n == 1 ? "" : "s");
       index = next_positional;
     } else {
-      for (size_t i = 0; i < n; ++i)
-        if (graph.values[size_t(graph.inputs[i])].name == arg.name) index = i;
-      if (index == n) {
-        std::string names;
-        for (size_t i = 0; i < n; ++i)
-          names += (i ? ", " : "") + graph.values[size_t(graph.inputs[i])].name;
-        fail("the model has no input named '{}' (its inputs: {})", arg.name, names);
-      }
+      index = input_index(arg.name);
       if (given[index]) fail("input '{}' is given twice", arg.name);
     }
     given[index] = &arg;
   }
+  for (const auto& [name, tensor] : options.values)
+    if (given[input_index(name)]) fail("input '{}' is given twice", name);
   for (const auto& [name, dims] : options.shapes) {
     bool found = false;
     for (size_t i = 0; i < n; ++i) found |= graph.values[size_t(graph.inputs[i])].name == name;
@@ -148,7 +152,13 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
     const ir::Value& v = graph.values[size_t(graph.inputs[i])];
     const DType dtype = v.dtype == DType::kUndefined ? DType::kF32 : v.dtype;
     BoundInput b;
-    if (v.kind != ValueKind::kTensor) {  // a sequence or optional: from a .pb file only
+    if (auto value = options.values.find(v.name); value != options.values.end()) {
+      b.tensor = value->second;
+      b.origin = "given";
+      if (b.tensor.dtype() != dtype)
+        fail("input '{}' is {} but the model expects {}", v.name, dtype_name(b.tensor.dtype()),
+             dtype_name(dtype));
+    } else if (v.kind != ValueKind::kTensor) {  // a sequence or optional: from a .pb file only
       if (!given[i] || given[i]->source.empty() || given[i]->source[0] == '[')
         fail("input '{}' is a {}: give it as a .pb file (-i {}=FILE.pb) or with --test-data",
              v.name, value_kind_name(v.kind), v.name);

@@ -30,6 +30,7 @@ struct BindOptions {
   std::vector<InputArg> inputs;
   std::map<std::string, std::vector<int64_t>> shapes;  // --shape name=dims for dynamic inputs
   std::map<std::string, int64_t> dims;                 // --dim N=8 for named symbolic dims
+  std::map<std::string, Tensor> values;  // tensors given by name (the API): checked like files
   uint64_t seed = 0;
 };
 

@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include <strata/strata.h>
+#include "strata_internal.h"
 
 namespace strata::test {
 namespace {

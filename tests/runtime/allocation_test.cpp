@@ -2,9 +2,9 @@
 // Counts calls to the global operator new (strata's counting one, src/profiler/alloc_counter.cpp)
 // while a prepared session runs, per node.
 #include <gtest/gtest.h>
-#include <strata/strata.h>
 
 #include "profiler/alloc_counter.h"
+#include "strata_internal.h"
 
 namespace strata {
 namespace {

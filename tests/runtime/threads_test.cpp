@@ -2,9 +2,9 @@
 // whatever the thread count.
 #include <gtest/gtest.h>
 #include <omp.h>
-#include <strata/strata.h>
 
 #include "kernels/kernel_test_util.h"
+#include "strata_internal.h"
 
 namespace strata {
 namespace {

@@ -1,7 +1,6 @@
 // `strata analyze MODEL`: shapes, parameters, FLOPs and memory without running, with symbolic dims
 // kept symbolic (formulas). The analysis itself lives in src/analyzer; the views in src/report.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <chrono>
 #include <fstream>
@@ -10,6 +9,7 @@
 #include "command.h"
 #include "command_output.h"
 #include "model_options.h"
+#include "strata_internal.h"
 
 namespace strata::cli {
 

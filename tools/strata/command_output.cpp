@@ -1,7 +1,6 @@
 #include "command_output.h"
 
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 namespace strata::cli {
 

@@ -1,13 +1,13 @@
 // `strata compare A B` (two dumps) or `strata compare MODEL --against X` (two runs): value by
 // value in execution order, and the first node that diverges.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <memory>
 
 #include "command.h"
 #include "command_output.h"
 #include "model_options.h"
+#include "strata_internal.h"
 
 namespace strata::cli {
 

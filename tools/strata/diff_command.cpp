@@ -1,10 +1,10 @@
 // `strata diff A.json B.json`: did B get faster or slower than A, beyond the noise?
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <memory>
 
 #include "command.h"
+#include "strata_internal.h"
 #include "view_cli.h"
 
 namespace strata::cli {

@@ -2,11 +2,12 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "strata_internal.h"
 
 namespace strata::cli {
 

@@ -1,12 +1,12 @@
 // `strata machine`: this machine's peak FP32 FLOP/s, int8 OP/s and memory bandwidth per thread
 // count (cached).
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <memory>
 
 #include "command.h"
 #include "command_output.h"
+#include "strata_internal.h"
 
 namespace strata::cli {
 

@@ -1,16 +1,16 @@
 // The strata command line: parses options, calls the library, prints. No logic of its own.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <CLI/CLI.hpp>
 #include <new>
 #include <vector>
 
 #include "command.h"
+#include "strata/strata.h"  // the public API: Error, ErrorCode, version()
 
 int main(int argc, char** argv) {
   CLI::App app{"strata: load an ONNX model, run it on the CPU, and tell where the time goes"};
-  app.set_version_flag("--version", std::string("strata ") + strata::kVersion);
+  app.set_version_flag("--version", std::string("strata ") + strata::version());
   app.require_subcommand(1);
   std::vector<strata::cli::Command> commands;
 #define STRATA_COMMAND(name) commands.push_back(strata::cli::add_##name##_command(app));

@@ -1,13 +1,13 @@
 // Options shared by the commands that load a model and bind its inputs (run, profile, analyze).
 #pragma once
 
-#include <strata/strata.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "strata_internal.h"
 
 namespace strata::cli {
 

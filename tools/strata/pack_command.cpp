@@ -1,7 +1,6 @@
 // `strata pack MODEL -o CASE`: the model, its inputs and the outputs strata computes, as an ONNX
 // test case that `strata run CASE` verifies on another machine.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "command_output.h"
 #include "format.h"
 #include "model_options.h"
+#include "strata_internal.h"
 
 namespace strata::cli {
 

@@ -2,7 +2,6 @@
 // and show where the time goes (summary, top nodes, op types, scopes); write the profile as JSON
 // and as a Chrome trace.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <chrono>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "command.h"
 #include "command_output.h"
 #include "model_options.h"
+#include "strata_internal.h"
 #include "view_cli.h"
 
 namespace strata::cli {

@@ -1,10 +1,10 @@
 // `strata report PROFILE.json`: the tables of a saved profile, re-sliced without re-running.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <memory>
 
 #include "command.h"
+#include "strata_internal.h"
 #include "view_cli.h"
 
 namespace strata::cli {

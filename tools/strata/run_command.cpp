@@ -1,6 +1,5 @@
 // `strata run MODEL`: load, bind inputs, prepare, warm up, time, verify, report.
 #include <fmt/format.h>
-#include <strata/strata.h>
 
 #include <chrono>
 #include <cmath>
@@ -13,6 +12,7 @@
 #include "command_output.h"
 #include "format.h"
 #include "model_options.h"
+#include "strata_internal.h"
 
 namespace strata::cli {
 

@@ -2,9 +2,9 @@
 // on a CLI11 subcommand.
 #pragma once
 
-#include <strata/strata.h>
-
 #include <CLI/CLI.hpp>
+
+#include "strata_internal.h"
 
 namespace strata::cli {
 

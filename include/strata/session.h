@@ -1,0 +1,91 @@
+// strata::Session: a model prepared for inputs of given dtypes and shapes (graph optimised,
+// kernels chosen, memory planned), run as often as needed. strata::run does all of it once.
+//
+//   strata::Model model = strata::Model::load("examples/tiny_resnet.onnx");
+//   strata::InputOptions in;
+//   in.arrays["input"] = strata::Array(strata::DType::kF32, {1, 3, 32, 32});
+//   strata::NamedArrays inputs = strata::bind_inputs(model, in);  // missing inputs: random
+//   strata::Session session(model, inputs, {.threads = 2});
+//   for (const strata::NamedArray& out : session.run(inputs))
+//     std::printf("%s %s\n", out.name.c_str(), out.array.type_string().c_str());
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/model.h"
+#include "strata/tensor.h"
+
+namespace strata {
+
+struct NamedArray {
+  std::string name;
+  Array array;
+};
+using NamedArrays = std::vector<NamedArray>;
+
+// Where each graph input's values come from, as `strata run` binds them.
+struct InputOptions {
+  std::map<std::string, Array> arrays;  // by input name
+  // As `strata run -i`: "name=FILE", "FILE" (bound in order) or "name=[1,2]"; .npy .pb .json
+  // and images.
+  std::vector<std::string> sources;
+  // Inputs given neither way are random (seeded), with these shapes for dynamic ones.
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::map<std::string, int64_t> dims;  // sizes of named dynamic dims: {"N", 8}
+  uint64_t seed = 0;
+};
+
+// Every graph input in graph order. Throws strata::Error naming the input or file for an unknown
+// name, an unreadable file, a wrong dtype, or a dynamic dim with no size.
+NamedArrays bind_inputs(const Model& model, const InputOptions& options);
+
+struct SessionOptions {
+  int threads = 1;
+  int64_t max_memory_bytes = int64_t(16) << 30;  // largest arena plus constants allowed
+  bool optimize = true;                          // fold, fuse, remove dead nodes
+  bool fast_kernels = true;                      // false: reference kernels only (no oneDNN)
+  std::string layout = "auto";                   // nchw, nhwc, blocked or auto
+  double timeout_seconds = 0;                    // a run going on longer fails; 0: no limit
+};
+
+// How one step of the prepared graph runs.
+struct StepInfo {
+  std::string node, op_type;
+  std::string kernel;  // "reference", "onednn:brgconv", ...
+  std::string reason;  // why that kernel
+  std::string layout;  // layout its first output is written in
+  int threads = 1;
+};
+
+class Session {
+ public:
+  // Prepares `model` for inputs of the dtypes and shapes of `inputs` (given by name, any order).
+  // Throws strata::Error naming the input or node at fault.
+  Session(const Model& model, const NamedArrays& inputs, const SessionOptions& options = {});
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  // Runs once; `inputs` must have the dtypes and shapes the session was prepared for. Returns
+  // every graph output, in graph order.
+  NamedArrays run(const NamedArrays& inputs);
+
+  std::vector<StepInfo> steps() const;
+  int64_t arena_bytes() const;  // activation memory planned
+  double prepare_ms() const;
+
+  struct Impl;  // the library's own (src/api/session_impl.h)
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Binds `inputs`, prepares a session and runs it once: the outputs in graph order.
+NamedArrays run(const Model& model, const InputOptions& inputs, const SessionOptions& options = {});
+
+}  // namespace strata

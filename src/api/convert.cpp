@@ -1,0 +1,51 @@
+#include "api/convert.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "kernels/kernel.h"
+
+namespace strata::api {
+
+Tensor to_tensor(const Array& array) {
+  Tensor t = Tensor::zeros(array.dtype(), array.shape());
+  if (array.nbytes()) std::memcpy(t.raw(), array.raw(), array.nbytes());
+  return t;
+}
+
+Array to_array(const Tensor& tensor, const std::string& what) {
+  if (!tensor.is_tensor())
+    fail("{} is a {}; the API returns tensors only", what, value_kind_name(tensor.kind()));
+  if (tensor.dtype() == DType::kString)
+    fail("{} is a string tensor; the API returns numeric tensors only", what);
+  if (tensor.layout() != Layout::kPlain) fail_internal("{} is not in the plain layout", what);
+  return Array::copy_of(tensor.dtype(), tensor.shape(), tensor.raw(), tensor.nbytes());
+}
+
+ValueInfo value_info(const ir::Value& value) {
+  ValueInfo info;
+  info.name = value.name;
+  info.dtype = value.dtype;
+  info.shape_known = value.shape_known;
+  if (value.shape_known)
+    for (const Dim& d : value.shape.dims()) {
+      info.shape.push_back(d.is_static() ? d.value() : -1);
+      info.dims.push_back(d.is_static() ? "" : d.symbol());
+    }
+  return info;
+}
+
+runtime::SessionOptions session_options(const SessionOptions& o) {
+  runtime::SessionOptions options;
+  if (o.threads < 1 || o.threads > 256) fail("threads must be 1 to 256, not {}", o.threads);
+  if (o.max_memory_bytes <= 0) fail("max_memory_bytes must be positive");
+  if (o.timeout_seconds < 0) fail("timeout_seconds must not be negative");
+  options.threads = o.threads;
+  options.max_memory_bytes = o.max_memory_bytes;
+  options.fast_kernels = o.fast_kernels;
+  options.layout = kernels::parse_layout_policy(o.layout);
+  options.timeout_seconds = o.timeout_seconds;
+  return options;
+}
+
+}  // namespace strata::api

@@ -1,0 +1,26 @@
+// Between the public API's types (include/strata/) and the library's own.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "runtime/session.h"
+#include "strata/model.h"
+#include "strata/session.h"
+#include "strata/tensor.h"
+
+namespace strata::api {
+
+// A copy in a fresh plain tensor.
+Tensor to_tensor(const Array& array);
+// A copy of a plain tensor; fails naming `what` for a sequence, an optional or a string tensor.
+Array to_array(const Tensor& tensor, const std::string& what);
+// The value's declared dtype and shape.
+ValueInfo value_info(const ir::Value& value);
+// Fails as the command line does for a bad --layout, --max-memory and the like.
+runtime::SessionOptions session_options(const SessionOptions& options);
+
+}  // namespace strata::api

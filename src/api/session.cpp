@@ -1,0 +1,128 @@
+// strata::Session, strata::bind_inputs and strata::run (include/strata/session.h).
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "api/convert.h"
+#include "api/model_impl.h"
+#include "api/session_impl.h"
+#include "passes/optimize.h"
+#include "passes/specialize_inputs.h"
+#include "runtime/input_binding.h"
+#include "runtime/timing.h"
+
+namespace strata {
+
+NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
+  runtime::BindOptions bind;
+  for (const std::string& s : options.sources) bind.inputs.push_back(runtime::parse_input_arg(s));
+  bind.shapes = options.shapes;
+  bind.dims = options.dims;
+  bind.seed = options.seed;
+  for (const auto& [name, array] : options.arrays) bind.values[name] = api::to_tensor(array);
+  const ir::Graph& graph = model.impl().loaded.graph;
+  std::vector<runtime::BoundInput> bound = runtime::bind_inputs(graph, bind);
+  NamedArrays named;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const std::string& name = graph.values[size_t(graph.inputs[i])].name;
+    named.push_back({name, api::to_array(bound[i].tensor, "input '" + name + "'")});
+  }
+  return named;
+}
+
+std::vector<Tensor> Session::Impl::order(const NamedArrays& inputs, bool check) const {
+  for (const NamedArray& n : inputs) {
+    bool known = false;
+    for (const std::string& name : input_names) known |= name == n.name;
+    if (!known)
+      fail("the model has no input named '{}' (its inputs: {})", n.name,
+           fmt::join(input_names, ", "));
+  }
+  std::vector<Tensor> ordered;
+  for (size_t i = 0; i < input_names.size(); ++i) {
+    const NamedArray* found = nullptr;
+    for (const NamedArray& n : inputs)
+      if (n.name == input_names[i]) found = &n;
+    if (!found) fail("input '{}' is not given", input_names[i]);
+    if (check && (found->array.dtype() != prepared[i].dtype() ||
+                  found->array.shape() != prepared[i].shape()))
+      fail("input '{}' is {} but the session was prepared for {}{}", input_names[i],
+           found->array.type_string(), dtype_name(prepared[i].dtype()), prepared[i].shape_str());
+    ordered.push_back(api::to_tensor(found->array));
+  }
+  return ordered;
+}
+
+std::vector<runtime::InputSpec> Session::Impl::specs() const {
+  std::vector<runtime::InputSpec> specs;
+  for (const Tensor& t : prepared) specs.push_back({t.dtype(), t.shape(), nullptr, t.kind()});
+  return specs;
+}
+
+std::vector<const Tensor*> Session::Impl::pointers(const std::vector<Tensor>& tensors) {
+  std::vector<const Tensor*> p;
+  for (const Tensor& t : tensors) p.push_back(&t);
+  return p;
+}
+
+Session::Session(const Model& model, const NamedArrays& inputs, const SessionOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.model_path = model.path();
+  s.load_ms = model.load_ms();
+  s.graph = model.impl().loaded.graph;
+  for (ir::ValueId id : s.graph.inputs) s.input_names.push_back(s.graph.values[size_t(id)].name);
+  s.prepared = s.order(inputs, false);
+  const runtime::SessionOptions runtime_options = api::session_options(options);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.optimize) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const Tensor& t : s.prepared) shapes.push_back(t.shape());
+    passes::specialize_inputs(s.graph, shapes);
+    passes::optimize_graph(s.graph);
+  }
+  s.session = std::make_unique<runtime::Session>(s.graph, s.specs(), runtime_options);
+  s.prepare_ms = runtime::elapsed_ms(t0);
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+NamedArrays Session::run(const NamedArrays& inputs) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  runtime::Session& session = *impl_->session;
+  session.run(Impl::pointers(ordered));
+  NamedArrays outputs;
+  const ir::Graph& graph = session.graph();
+  for (size_t i = 0; i < session.num_outputs(); ++i) {
+    const std::string& name = graph.values[size_t(graph.outputs[i])].name;
+    outputs.push_back({name, api::to_array(session.output(i), "output '" + name + "'")});
+  }
+  return outputs;
+}
+
+std::vector<StepInfo> Session::steps() const {
+  std::vector<StepInfo> steps;
+  const ir::Graph& graph = impl_->session->graph();
+  for (const runtime::StepInfo& st : impl_->session->steps()) {
+    const ir::Node& node = graph.nodes[st.node_index];
+    steps.push_back({node.name, node.op_type, st.kernel, st.reason, st.layout, st.threads});
+  }
+  return steps;
+}
+
+int64_t Session::arena_bytes() const {
+  return impl_->session->stats().arena_bytes;
+}
+double Session::prepare_ms() const {
+  return impl_->prepare_ms;
+}
+
+NamedArrays run(const Model& model, const InputOptions& inputs, const SessionOptions& options) {
+  const NamedArrays bound = bind_inputs(model, inputs);
+  Session session(model, bound, options);
+  return session.run(bound);
+}
+
+}  // namespace strata

@@ -1,0 +1,30 @@
+// What a strata::Session holds (include/strata/session.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "runtime/session.h"
+#include "strata/session.h"
+
+namespace strata {
+
+struct Session::Impl {
+  std::string model_path;
+  ir::Graph graph;  // the model's graph, optimised for this session's input shapes
+  std::unique_ptr<runtime::Session> session;  // reads `graph`: declared after it
+  std::vector<std::string> input_names;       // graph order
+  std::vector<Tensor> prepared;               // inputs as given at prepare (dtypes and shapes)
+  double load_ms = 0, prepare_ms = 0;
+
+  // `inputs` by name in graph order, checked against the prepared dtypes and shapes when
+  // `check` is set.
+  std::vector<Tensor> order(const NamedArrays& inputs, bool check) const;
+  std::vector<runtime::InputSpec> specs() const;  // of `prepared`
+  static std::vector<const Tensor*> pointers(const std::vector<Tensor>& tensors);
+};
+
+}  // namespace strata
