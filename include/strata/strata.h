@@ -30,6 +30,7 @@
 #include "report/analysis_text.h"      // render_analysis_totals, render_analysis_tables
 #include "report/chrome_trace.h"       // write_chrome_trace (Perfetto, chrome://tracing)
 #include "report/diff.h"               // diff_profiles, render_diff
+#include "report/html_report.h"        // write_html: self-contained HTML reports (--html)
 #include "report/profile_json.h"       // read_profile, write_profile
 #include "report/summary_json.h"       // summary_json (latency_ms in JSON files)
 #include "report/table.h"              // Table: aligned text tables
