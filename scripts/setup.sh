@@ -16,7 +16,8 @@ fi
 # and its tests, which scripts/test.sh runs.
 packages=(build-essential cmake libprotobuf-dev protobuf-compiler libonnx-dev libfmt-dev
           nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libstb-dev
-          libdnnl-dev pybind11-dev python3-dev python3-numpy python3-pytest python3-torch)
+          libdnnl-dev pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+          chromium)  # chromium: the HTML report's browser tests (headless)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -51,10 +51,16 @@ Plan plan_buffers(const std::vector<BufferRequest>& requests) {
     events.emplace_back(r.last_step + 1, -align_up(r.bytes));
   }
   std::sort(events.begin(), events.end());  // at equal steps, frees (negative) come first
-  int64_t live = 0;
-  for (const auto& [step, delta] : events) {
-    live += delta;
+  int64_t live = 0, last_step = -1;
+  for (const BufferRequest& r : requests) last_step = std::max(last_step, r.last_step);
+  plan.live_bytes.assign(size_t(last_step + 1), 0);
+  for (size_t e = 0; e < events.size(); ++e) {
+    live += events[e].second;
     plan.lower_bound_bytes = std::max(plan.lower_bound_bytes, live);
+    // The live set of a step is known once its last event is counted; it holds until the next.
+    const int64_t until = e + 1 < events.size() ? events[e + 1].first : last_step + 1;
+    for (int64_t s = std::max<int64_t>(events[e].first, 0); s < until && s <= last_step; ++s)
+      plan.live_bytes[size_t(s)] = live;
   }
   return plan;
 }

@@ -18,6 +18,8 @@ struct Plan {
   std::vector<int64_t> offsets;   // per request, in bytes from the arena start (64-byte aligned)
   int64_t arena_bytes = 0;        // size of the arena the offsets need
   int64_t lower_bound_bytes = 0;  // the largest set of buffers live at one step: no plan beats it
+  // Per step from 0 to the last step of any request: bytes of the buffers live at it (aligned).
+  std::vector<int64_t> live_bytes;
 };
 
 inline constexpr int64_t kBufferAlignment = 64;

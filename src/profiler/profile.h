@@ -38,6 +38,7 @@ struct NodeProfile {
   // Allocations made during one steady-state execution.
   int64_t heap_allocations = 0, heap_bytes = 0;  // operator new while the node ran
   int64_t arena_bytes = 0;                       // planned arena bytes of its outputs
+  int64_t arena_live_bytes = 0;  // arena bytes live while it runs (all buffers, not just its own)
   bool operator==(const NodeProfile&) const = default;
 };
 

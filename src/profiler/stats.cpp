@@ -8,8 +8,7 @@
 namespace strata::profiler {
 
 namespace {
-constexpr double kHighCv = 0.10;          // above 10% spread the median moves between runs
-constexpr double kOutlierFactor = 1.5;    // max this far above the median is an outlier
+constexpr double kHighCv = 0.10;  // above 10% spread the median moves between runs
 constexpr size_t kFewSamples = 5;
 }  // namespace
 
@@ -50,9 +49,10 @@ std::string stability_warning(const Summary& s) {
     return fmt::format("only {} iterations: too few for stable statistics (use --iter 20 or more)",
                        s.count);
   if (s.cv > kHighCv)
-    return fmt::format("the spread is high (CV {:.1f}%): the machine is noisy or the run too short; "
-                       "compare medians and repeat",
-                       s.cv * 100);
+    return fmt::format(
+        "the spread is high (CV {:.1f}%): the machine is noisy or the run too short; "
+        "compare medians and repeat",
+        s.cv * 100);
   if (s.max > kOutlierFactor * s.median)
     return fmt::format("outliers: the slowest iteration took {:.1f}x the median", s.max / s.median);
   return "";

@@ -6,6 +6,9 @@
 
 namespace strata::profiler {
 
+// An iteration slower than this many times the median is an outlier (stability_warning).
+inline constexpr double kOutlierFactor = 1.5;
+
 struct Summary {
   size_t count = 0;
   double min = 0, median = 0, mean = 0, sd = 0, p90 = 0, p99 = 0, max = 0;

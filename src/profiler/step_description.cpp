@@ -36,6 +36,8 @@ std::vector<NodeProfile> describe_steps(const runtime::Session& session) {
     row.kernel = step.kernel;
     row.kernel_reason = step.reason;
     row.layout = step.layout;
+    if (s < session.stats().arena_live_bytes.size())
+      row.arena_live_bytes = session.stats().arena_live_bytes[s];
 
     std::vector<ops::Meta> in_metas(node.inputs.size()), out_metas(node.outputs.size());
     std::vector<const ops::Meta*> in(node.inputs.size(), nullptr);

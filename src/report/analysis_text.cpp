@@ -148,8 +148,9 @@ GroupRows group_rows(const Analysis& a, const QuantitySums& sums, const Analysis
   return g;
 }
 
-std::string render_by_type(const ir::Graph& graph, const Analysis& a,
-                           const AnalysisViewOptions& o) {
+}  // namespace
+
+Table analysis_type_table(const ir::Graph& graph, const Analysis& a, const AnalysisViewOptions& o) {
   const QuantitySums sums(a);
   const GroupRows g = group_rows(a, sums, o);
   std::map<std::string, std::pair<size_t, std::vector<double>>> by_type;
@@ -178,11 +179,11 @@ std::string render_by_type(const ir::Graph& graph, const Analysis& a,
     row.insert(row.end(), {si_count(cols[2 * w]), sums.text(cols.data() + w, true)});
     table.add_row(std::move(row));
   }
-  return "by op type\n" + table.render();
+  return table;
 }
 
-std::string render_by_scope(const Analysis& a, const ir::Graph& graph,
-                            const AnalysisViewOptions& o) {
+Table analysis_scope_table(const ir::Graph& graph, const Analysis& a,
+                           const AnalysisViewOptions& o) {
   const QuantitySums sums(a);
   const GroupRows g = group_rows(a, sums, o);
   std::vector<ScopeInput> inputs;
@@ -206,11 +207,10 @@ std::string render_by_scope(const Analysis& a, const ir::Graph& graph,
     row.insert(row.end(), {si_count(r.values[2 * w]), sums.text(r.values.data() + w, true)});
     table.add_row(std::move(row));
   }
-  return "by scope\n" + table.render();
+  return table;
 }
 
-std::string render_by_node(const ir::Graph& graph, const Analysis& a,
-                           const AnalysisViewOptions& o) {
+Table analysis_node_table(const ir::Graph& graph, const Analysis& a, const AnalysisViewOptions& o) {
   std::vector<Column> columns = {{"#"},
                                  {"node", Align::kLeft},
                                  {"type", Align::kLeft},
@@ -246,10 +246,8 @@ std::string render_by_node(const ir::Graph& graph, const Analysis& a,
     row.push_back(note_of(n));
     table.add_row(std::move(row));
   }
-  return "by node\n" + table.render();
+  return table;
 }
-
-}  // namespace
 
 std::string quantity_count(const Analysis& a, const Quantity& q) {
   return quantity_text(a, q, false);
@@ -336,9 +334,9 @@ std::string render_analysis_totals(const Analysis& a, const AnalysisViewOptions&
 std::string render_analysis_tables(const ir::Graph& graph, const Analysis& a,
                                    const AnalysisViewOptions& o) {
   std::string out;
-  if (o.by_type) out += "\n" + render_by_type(graph, a, o);
-  if (o.by_scope) out += "\n" + render_by_scope(a, graph, o);
-  if (o.by_node) out += "\n" + render_by_node(graph, a, o);
+  if (o.by_type) out += "\nby op type\n" + analysis_type_table(graph, a, o).render();
+  if (o.by_scope) out += "\nby scope\n" + analysis_scope_table(graph, a, o).render();
+  if (o.by_node) out += "\nby node\n" + analysis_node_table(graph, a, o).render();
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "report/table.h"
 
 namespace strata::report {
 
@@ -24,6 +25,14 @@ std::string output_shape(const analyzer::Analysis& a, const analyzer::OutputInfo
 
 // The totals block (and the training estimate when asked).
 std::string render_analysis_totals(const analyzer::Analysis& a, const AnalysisViewOptions& options);
+// The tables (the HTML report shows their cells).
+Table analysis_type_table(const ir::Graph& graph, const analyzer::Analysis& a,
+                          const AnalysisViewOptions& options);
+Table analysis_scope_table(const ir::Graph& graph, const analyzer::Analysis& a,
+                           const AnalysisViewOptions& options);
+Table analysis_node_table(const ir::Graph& graph, const analyzer::Analysis& a,
+                          const AnalysisViewOptions& options);
+
 // The tables asked for in `options`, each with a title line.
 std::string render_analysis_tables(const ir::Graph& graph, const analyzer::Analysis& a,
                                    const AnalysisViewOptions& options);

@@ -88,7 +88,7 @@ std::vector<size_t> select_nodes(const Profile& profile, const ViewOptions& opti
   return selected;
 }
 
-std::string render_node_table(const Profile& profile, const ViewOptions& options) {
+Table node_table(const Profile& profile, const ViewOptions& options, std::string* title) {
   const std::vector<size_t> selected = select_nodes(profile, options);
   const RunFigures run = run_figures(profile);
   std::vector<NodeFigures> figures(profile.nodes.size());
@@ -161,30 +161,26 @@ std::string render_node_table(const Profile& profile, const ViewOptions& options
     row.push_back(shapes(n));
     table.add_row(std::move(row));
   }
-  return fmt::format("nodes by {}: {} of {}\n", order_by_name(options.order_by), order.size(),
-                     selection_note(options, selected.size(), profile.nodes.size())) +
-         table.render();
+  *title = fmt::format("nodes by {}: {} of {}", order_by_name(options.order_by), order.size(),
+                       selection_note(options, selected.size(), profile.nodes.size()));
+  return table;
 }
 
-std::string render_type_table(const Profile& profile, const ViewOptions& options) {
-  struct TypeRow {
-    std::string type;
-    size_t nodes = 0, calls = 0;
-    double total_ms = 0, max_ms = 0, median_sum_ms = 0;
-    double flops = 0, bytes = 0;  // per execution of every node of the type
-    bool has_cost = false;
-    int64_t allocs = 0;
-  };
-  const std::vector<size_t> selected = select_nodes(profile, options);
-  const RunFigures run = run_figures(profile);
-  std::vector<TypeRow> rows;
+std::string render_node_table(const Profile& profile, const ViewOptions& options) {
+  std::string title;
+  const Table table = node_table(profile, options, &title);
+  return title + "\n" + table.render();
+}
+
+std::vector<TypeFigures> type_figures(const Profile& profile, const std::vector<size_t>& selected) {
+  std::vector<TypeFigures> rows;
   std::map<std::string, size_t> index;
   for (size_t i : selected) {
     const NodeProfile& n = profile.nodes[i];
     const NodeFigures f = node_figures(n, profile.machine);
     auto [it, added] = index.emplace(n.op_type, rows.size());
     if (added) rows.push_back({n.op_type});
-    TypeRow& r = rows[it->second];
+    TypeFigures& r = rows[it->second];
     ++r.nodes;
     r.calls += f.time.count;
     r.total_ms += f.total_ms;
@@ -195,26 +191,26 @@ std::string render_type_table(const Profile& profile, const ViewOptions& options
     r.has_cost |= n.has_cost;
     r.allocs += n.heap_allocations;
   }
-  // Achieved rates of the type as a whole: its work per iteration over its time per iteration.
-  auto gflops = [](const TypeRow& r) {
-    return r.has_cost && r.median_sum_ms > 0 ? r.flops / r.median_sum_ms * 1e-6 : -1;
-  };
-  auto gbps = [](const TypeRow& r) {
-    return r.has_cost && r.median_sum_ms > 0 ? r.bytes / r.median_sum_ms * 1e-6 : -1;
-  };
-  auto key = [&](const TypeRow& r) -> std::pair<double, double> {
+  return rows;
+}
+
+Table type_table(const Profile& profile, const ViewOptions& options, std::string* title) {
+  const std::vector<size_t> selected = select_nodes(profile, options);
+  const RunFigures run = run_figures(profile);
+  std::vector<TypeFigures> rows = type_figures(profile, selected);
+  auto key = [&](const TypeFigures& r) -> std::pair<double, double> {
     switch (options.order_by) {
       case OrderBy::kTime: return {r.total_ms, 0};
       case OrderBy::kFlops: return {r.has_cost ? r.flops : -1, r.total_ms};
       case OrderBy::kBytes: return {r.has_cost ? r.bytes : -1, r.total_ms};
-      case OrderBy::kGflops: return {gflops(r), r.total_ms};
-      case OrderBy::kBandwidth: return {gbps(r), r.total_ms};
+      case OrderBy::kGflops: return {r.gflops(), r.total_ms};
+      case OrderBy::kBandwidth: return {r.gbps(), r.total_ms};
       case OrderBy::kAllocs: return {double(r.allocs), r.total_ms};
     }
     return {0, 0};
   };
   std::stable_sort(rows.begin(), rows.end(),
-                   [&](const TypeRow& a, const TypeRow& b) { return key(a) > key(b); });
+                   [&](const TypeFigures& a, const TypeFigures& b) { return key(a) > key(b); });
 
   Table table({{"type", Align::kLeft},
                {"nodes"},
@@ -228,18 +224,25 @@ std::string render_type_table(const Profile& profile, const ViewOptions& options
                {"GFLOP/s"},
                {"GB/s"},
                {"allocs"}});
-  for (const TypeRow& r : rows) {
-    table.add_row(
-        {r.type, fmt::format("{}", r.nodes), fmt::format("{}", r.calls), milliseconds(r.total_ms),
-         percent(run.total_ms > 0 ? 100 * r.total_ms / run.total_ms : -1),
-         milliseconds(r.calls ? r.total_ms / double(r.calls) : 0), milliseconds(r.max_ms),
-         r.has_cost ? si_count(r.flops) : "-", r.has_cost ? human_bytes(r.bytes) : "-",
-         rate(gflops(r)), rate(gbps(r)), profile.heap_counted ? fmt::format("{}", r.allocs) : "-"});
+  for (const TypeFigures& r : rows) {
+    table.add_row({r.type, fmt::format("{}", r.nodes), fmt::format("{}", r.calls),
+                   milliseconds(r.total_ms),
+                   percent(run.total_ms > 0 ? 100 * r.total_ms / run.total_ms : -1),
+                   milliseconds(r.calls ? r.total_ms / double(r.calls) : 0), milliseconds(r.max_ms),
+                   r.has_cost ? si_count(r.flops) : "-", r.has_cost ? human_bytes(r.bytes) : "-",
+                   rate(r.gflops()), rate(r.gbps()),
+                   profile.heap_counted ? fmt::format("{}", r.allocs) : "-"});
   }
-  return fmt::format("op types by {}: {} {} over {}\n", order_by_name(options.order_by),
-                     rows.size(), rows.size() == 1 ? "type" : "types",
-                     selection_note(options, selected.size(), profile.nodes.size())) +
-         table.render();
+  *title = fmt::format("op types by {}: {} {} over {}", order_by_name(options.order_by),
+                       rows.size(), rows.size() == 1 ? "type" : "types",
+                       selection_note(options, selected.size(), profile.nodes.size()));
+  return table;
+}
+
+std::string render_type_table(const Profile& profile, const ViewOptions& options) {
+  std::string title;
+  const Table table = type_table(profile, options, &title);
+  return title + "\n" + table.render();
 }
 
 }  // namespace strata::report

@@ -45,6 +45,7 @@ json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
       {"heap_allocations", n.heap_allocations},
       {"heap_bytes", n.heap_bytes},
       {"arena_bytes", n.arena_bytes},
+      {"arena_live_bytes", n.arena_live_bytes},
       // Derived.
       {"calls", f.time.count},
       {"total_ms", f.total_ms},
@@ -229,6 +230,7 @@ NodeProfile node_from_json(const json& j, size_t index) {
   n.heap_allocations = r.integer("heap_allocations");
   n.heap_bytes = r.integer("heap_bytes");
   n.arena_bytes = r.integer("arena_bytes");
+  n.arena_live_bytes = r.integer("arena_live_bytes");  // absent in profiles before it: 0
   return n;
 }
 

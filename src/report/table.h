@@ -21,6 +21,9 @@ class Table {
   // A row has one cell per column; missing trailing cells are empty.
   void add_row(std::vector<std::string> cells);
   size_t rows() const { return rows_.size(); }
+  // The cells as given, for views other than text (the HTML report shows the same tables).
+  const std::vector<Column>& columns() const { return columns_; }
+  const std::vector<std::vector<std::string>>& cells() const { return rows_; }
 
   // Header, a rule of dashes, then the rows; columns two spaces apart, no trailing spaces.
   std::string render() const;

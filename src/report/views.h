@@ -2,11 +2,13 @@
 // op type and the scope tree. Each returns a titled block of plain aligned text.
 #pragma once
 
+#include <cstdint>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "profiler/profile.h"
+#include "report/table.h"
 #include "report/view_options.h"
 
 namespace strata::report {
@@ -35,6 +37,30 @@ std::string selection_note(const ViewOptions& options, size_t selected, size_t a
 
 std::string render_node_table(const profiler::Profile& profile, const ViewOptions& options);
 std::string render_type_table(const profiler::Profile& profile, const ViewOptions& options);
+
+// The tables behind the two views above (the HTML report shows their cells) and their title lines.
+Table node_table(const profiler::Profile& profile, const ViewOptions& options, std::string* title);
+Table type_table(const profiler::Profile& profile, const ViewOptions& options, std::string* title);
+
+// The nodes of one op type added up: their time per iteration and their work.
+struct TypeFigures {
+  std::string type;
+  size_t nodes = 0, calls = 0;
+  double total_ms = 0, max_ms = 0, median_sum_ms = 0;
+  double flops = 0, bytes = 0;  // per execution of every node of the type
+  bool has_cost = false;
+  int64_t allocs = 0;
+  // Achieved rates of the type as a whole: its work per iteration over its time per iteration
+  // (-1: unknown).
+  double gflops() const {
+    return has_cost && median_sum_ms > 0 ? flops / median_sum_ms * 1e-6 : -1;
+  }
+  double gbps() const { return has_cost && median_sum_ms > 0 ? bytes / median_sum_ms * 1e-6 : -1; }
+};
+
+// The selected nodes by op type, in order of first appearance.
+std::vector<TypeFigures> type_figures(const profiler::Profile& profile,
+                                      const std::vector<size_t>& selected);
 std::string render_scope_tree(const profiler::Profile& profile, const ViewOptions& options);
 
 // The summary, then every view of options.views, separated by blank lines.

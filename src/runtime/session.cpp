@@ -471,6 +471,8 @@ void Session::plan_memory() {
   const planner::Plan plan = planner::plan_buffers(requests);
   stats_.arena_bytes = plan.arena_bytes;
   stats_.lower_bound_bytes = plan.lower_bound_bytes;
+  stats_.arena_live_bytes = plan.live_bytes;
+  stats_.arena_live_bytes.resize(steps_.size());  // graph outputs outlive the last step
   const int64_t fixed_bytes = checked_add(stats_.constant_bytes, stats_.packed_bytes);
   if (checked_add(plan.arena_bytes, fixed_bytes) > options_.max_memory_bytes)
     fail(

@@ -88,10 +88,11 @@ struct PrepareStats {
   size_t dynamic_nodes = 0;  // shapes known only at run time
   int64_t arena_bytes = 0;
   int64_t lower_bound_bytes = 0;
-  int64_t constant_bytes = 0;  // initializers and folded values
-  size_t fast_steps = 0;       // steps run by a fast kernel
-  size_t conversions = 0;      // layout conversions per run
-  int64_t packed_bytes = 0;    // weights the fast kernels packed at prepare (outside the arena)
+  std::vector<int64_t> arena_live_bytes;  // per step: bytes of the arena's buffers live at it
+  int64_t constant_bytes = 0;             // initializers and folded values
+  size_t fast_steps = 0;                  // steps run by a fast kernel
+  size_t conversions = 0;                 // layout conversions per run
+  int64_t packed_bytes = 0;  // weights the fast kernels packed at prepare (outside the arena)
 };
 
 class SubgraphRunner;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace strata::planner {
@@ -79,6 +80,27 @@ TEST(Planner, TouchingLifetimesOverlap) {
   const Plan plan = plan_buffers(requests);
   expect_valid(requests, plan);
   EXPECT_EQ(plan.arena_bytes, 512);
+}
+
+TEST(Planner, LiveBytesPerStepMatchANaiveCount) {
+  // Live bytes (aligned) per step: 128, 384, 320, 704, 640.
+  const std::vector<BufferRequest> requests = {{0, 1, 100}, {1, 2, 200}, {2, 3, 64}, {3, 4, 600}};
+  EXPECT_EQ(plan_buffers(requests).live_bytes, (std::vector<int64_t>{128, 384, 320, 704, 640}));
+  std::mt19937 rng(7);
+  std::vector<BufferRequest> random;
+  for (int i = 0; i < 60; ++i) {
+    const int64_t first = rng() % 40;
+    random.push_back({first, first + int64_t(rng() % 8), int64_t(rng() % 5000)});
+  }
+  const Plan plan = plan_buffers(random);
+  for (size_t step = 0; step < plan.live_bytes.size(); ++step) {
+    int64_t live = 0;
+    for (const BufferRequest& r : random)
+      if (r.first_step <= int64_t(step) && int64_t(step) <= r.last_step) live += aligned(r.bytes);
+    EXPECT_EQ(plan.live_bytes[step], live) << "step " << step;
+  }
+  EXPECT_EQ(*std::max_element(plan.live_bytes.begin(), plan.live_bytes.end()),
+            plan.lower_bound_bytes);
 }
 
 TEST(Planner, DisjointLifetimesShareMemory) {

@@ -23,6 +23,7 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> by;
   int depth = 0;
   std::string json_path;
+  std::string html_path;
 };
 
 analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
@@ -40,7 +41,8 @@ analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
 int execute_analyze(const AnalyzeCommandOptions& cmd) {
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
-  if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
+  for (const std::string& path : {cmd.json_path, cmd.html_path})
+    if (!path.empty()) io::check_writable(path);  // before the work, not after
   const analyzer::AnalyzeOptions options = analyze_options(cmd.model);
 
   auto t0 = std::chrono::steady_clock::now();
@@ -97,6 +99,15 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
     report["warnings"] = warnings;
     io::write_file(cmd.json_path, report.dump(2) + "\n");
   }
+  if (!cmd.html_path.empty()) {
+    const nlohmann::json about = {{"strata_version", kVersion},
+                                  {"model", cmd.model.model},
+                                  {"load_ms", load_ms},
+                                  {"analysis_ms", analysis_ms}};
+    report::write_html(cmd.html_path, "strata analyze: " + cmd.model.model,
+                       report::analysis_page_data(graph, a, about));
+    fmt::print("\nreport written to {} (open it in a browser)\n", cmd.html_path);
+  }
   return 0;
 }
 
@@ -118,6 +129,8 @@ Command add_analyze_command(CLI::App& app) {
   sub->add_option("--depth", cmd->depth, "scope tree: deepest level shown (0: all)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
+  sub->add_option("--html", cmd->html_path,
+                  "write a self-contained HTML report (charts and tables; docs/html-report.md)");
   return {sub, [cmd] { return execute_analyze(*cmd); }};
 }
 

@@ -22,6 +22,7 @@ struct ProfileOptions {
   profiler::ProfileRunOptions run;
   std::string json_path;
   std::string trace_path;
+  std::string html_path;
   bool no_roofline = false;
   bool check_finite = false;
   report::ViewOptions view;
@@ -46,7 +47,7 @@ std::string options_record(const ProfileOptions& cmd) {
 int execute_profile(const ProfileOptions& cmd) {
   const WarningSink warn = print_warnings();
   // Before minutes of runs, not after.
-  for (const std::string& path : {cmd.json_path, cmd.trace_path})
+  for (const std::string& path : {cmd.json_path, cmd.trace_path, cmd.html_path})
     if (!path.empty()) io::check_writable(path);
 
   BoundModel bound = load_and_bind(cmd.model, warn);
@@ -93,6 +94,12 @@ int execute_profile(const ProfileOptions& cmd) {
     fmt::print("{}trace written to {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
                cmd.json_path.empty() ? "\n" : "", cmd.trace_path);
   }
+  if (!cmd.html_path.empty()) {
+    report::write_html(cmd.html_path, "strata profile: " + profile.model,
+                       report::profile_page_data(profile));
+    fmt::print("{}report written to {} (open it in a browser)\n",
+               cmd.json_path.empty() && cmd.trace_path.empty() ? "\n" : "", cmd.html_path);
+  }
   return 0;
 }
 
@@ -113,6 +120,8 @@ Command add_profile_command(CLI::App& app) {
   sub->add_option("-o,--output", cmd->json_path,
                   "write the profile as JSON (docs/profile-format.md) for strata report/diff");
   sub->add_option("--trace", cmd->trace_path, "write a Chrome trace (Perfetto, chrome://tracing)");
+  sub->add_option("--html", cmd->html_path,
+                  "write a self-contained HTML report (charts and tables; docs/html-report.md)");
   sub->add_flag("--isolate", cmd->run.isolate,
                 "also time each node alone on warm caches, beside its in-sequence time");
   sub->add_option("--isolate-repeats", cmd->run.isolate_repeats,

@@ -13,12 +13,19 @@ namespace {
 
 struct ReportOptions {
   std::string profile_path;
+  std::string html_path;
   report::ViewOptions view;
 };
 
 int execute_report(const ReportOptions& cmd) {
+  if (!cmd.html_path.empty()) io::check_writable(cmd.html_path);
   const profiler::Profile profile = report::read_profile(cmd.profile_path);
   fmt::print("{}", report::render_views(profile, cmd.view));
+  if (!cmd.html_path.empty()) {
+    report::write_html(cmd.html_path, "strata profile: " + profile.model,
+                       report::profile_page_data(profile));
+    fmt::print("\nreport written to {} (open it in a browser)\n", cmd.html_path);
+  }
   return 0;
 }
 
@@ -30,6 +37,8 @@ Command add_report_command(CLI::App& app) {
       "report", "show a saved profile (strata profile -o FILE) with any view, without re-running");
   sub->add_option("profile", cmd->profile_path, "profile JSON file written by strata profile -o")
       ->required();
+  sub->add_option("--html", cmd->html_path,
+                  "write a self-contained HTML report (charts and tables; docs/html-report.md)");
   add_view_options(sub, cmd->view);
   return {sub, [cmd] { return execute_report(*cmd); }};
 }
