@@ -29,20 +29,20 @@
 #include "report/analysis_json.h"      // analysis_json (strata analyze --json)
 #include "report/analysis_text.h"      // render_analysis_totals, render_analysis_tables
 #include "report/chrome_trace.h"       // write_chrome_trace (Perfetto, chrome://tracing)
-#include "report/diff.h"
-#include "report/html_report.h"  // write_html: self-contained HTML reports (--html)               // diff_profiles, render_diff
-#include "report/profile_json.h"    // read_profile, write_profile
-#include "report/summary_json.h"    // summary_json (latency_ms in JSON files)
-#include "report/table.h"           // Table: aligned text tables
-#include "report/units.h"           // human_bytes, si_count, milliseconds
-#include "report/views.h"           // render_summary, render_views (node, type, scope tables)
-#include "runtime/input_binding.h"  // bind_inputs, parse_shape
-#include "runtime/model.h"          // load_model: parse, check ops, infer shapes
-#include "runtime/session.h"        // Session, SessionOptions, RunHooks
-#include "runtime/test_data.h"      // read_test_data, read_expected_outputs
-#include "runtime/timing.h"         // time_runs
-#include "runtime/verify.h"         // compare
-#include "strata/strata.h"          // the public API
+#include "report/diff.h"               // diff_profiles, render_diff
+#include "report/html_report.h"        // write_html: self-contained HTML reports (--html)
+#include "report/profile_json.h"       // read_profile, write_profile
+#include "report/summary_json.h"       // summary_json (latency_ms in JSON files)
+#include "report/table.h"              // Table: aligned text tables
+#include "report/units.h"              // human_bytes, si_count, milliseconds
+#include "report/views.h"              // render_summary, render_views (node, type, scope tables)
+#include "runtime/input_binding.h"     // bind_inputs, parse_shape
+#include "runtime/model.h"             // load_model: parse, check ops, infer shapes
+#include "runtime/session.h"           // Session, SessionOptions, RunHooks
+#include "runtime/test_data.h"         // read_test_data, read_expected_outputs
+#include "runtime/timing.h"            // time_runs
+#include "runtime/verify.h"            // compare
+#include "strata/strata.h"             // the public API
 
 namespace strata {
 inline constexpr const char* kVersion = STRATA_VERSION;
