@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "core/progress.h"
 #include "runtime/session.h"
 
 namespace strata::profiler {
@@ -14,7 +15,9 @@ namespace strata::profiler {
 // timed one finds the node's data in cache. Steps that run in place (their output overwrites an
 // input) cannot be re-run on the same inputs: -1 for them. The session's outputs afterwards are
 // those of a normal run (re-running a deterministic step rewrites the same values).
+// `progress` ("isolation", steps done of all) is told after each step's repetitions.
 std::vector<double> isolated_medians(runtime::Session& session,
-                                     const std::vector<const Tensor*>& inputs, int repeats);
+                                     const std::vector<const Tensor*>& inputs, int repeats,
+                                     const ProgressFn& progress = nullptr);
 
 }  // namespace strata::profiler

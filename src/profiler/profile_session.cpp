@@ -46,9 +46,16 @@ Profile profile_session(runtime::Session& session, const std::vector<const Tenso
         "{}: profile fewer iterations",
         options.iterations, steps, event_bytes, kMaxEventBytes);
 
+  const auto progress = [&](const char* phase, int64_t done, int64_t total) {
+    if (options.progress) options.progress(phase, done, total);
+  };
   Collector cold(steps, 1);
+  progress("first run", 0, 1);
   profiled_run(session, inputs, cold);
-  for (int i = 0; i < options.warmup; ++i) session.run(inputs);
+  for (int i = 0; i < options.warmup; ++i) {
+    progress("warm-up", i, options.warmup);
+    session.run(inputs);
+  }
 
   Collector collector(steps, size_t(options.iterations));
   std::vector<double> unprofiled;
@@ -59,6 +66,7 @@ Profile profile_session(runtime::Session& session, const std::vector<const Tenso
     if (profiled_first) profiled_run(session, inputs, collector);
     unprofiled.push_back(unprofiled_run(session, inputs));
     if (!profiled_first) profiled_run(session, inputs, collector);
+    progress("iterations", i + 1, options.iterations);
   }
   const UsageReading usage_to = read_usage();
 
@@ -75,7 +83,8 @@ Profile profile_session(runtime::Session& session, const std::vector<const Tenso
   profile.system_cpu_pct = system_cpu_pct(usage_from, usage_to);
 
   if (options.isolate) {
-    const std::vector<double> medians = isolated_medians(session, inputs, options.isolate_repeats);
+    const std::vector<double> medians =
+        isolated_medians(session, inputs, options.isolate_repeats, options.progress);
     for (size_t s = 0; s < steps; ++s) profile.nodes[s].isolated_median_ms = medians[s];
   }
   profile.peak_rss_bytes = peak_rss_bytes();

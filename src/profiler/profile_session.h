@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/progress.h"
 #include "profiler/overhead.h"
 #include "profiler/profile.h"
 #include "runtime/session.h"
@@ -16,6 +17,9 @@ struct ProfileRunOptions {
   int iterations = 20;  // profiled runs, and as many unprofiled ones
   bool isolate = false;
   int isolate_repeats = 10;
+  // Told after each run ("first run", "warm-up", "iterations") and, with isolate, after each
+  // node's repetitions ("isolation"): between timed regions, never inside one.
+  ProgressFn progress;
 };
 
 // Profiles a prepared session that has not run yet:

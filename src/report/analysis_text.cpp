@@ -168,9 +168,10 @@ Table analysis_type_table(const ir::Graph& graph, const Analysis& a, const Analy
       return by_type[x].second[0] > by_type[y].second[0];
     });
   const bool shares = a.all_sizes_known();  // shares of numbers, not of formulas
-  std::vector<Column> columns = {{"type", Align::kLeft}, {"nodes"}, {o.macs ? "MACs" : "FLOPs"}};
-  if (shares) columns.push_back({"%"});
-  columns.insert(columns.end(), {{"params"}, {"output bytes"}});
+  std::vector<Column> columns = {
+      {"type", Align::kLeft}, {"nodes", Align::kRight, 3}, {o.macs ? "MACs" : "FLOPs"}};
+  if (shares) columns.push_back({"%", Align::kRight, 2});
+  columns.insert(columns.end(), {{"params", Align::kRight, 3}, {"output bytes", Align::kRight, 2}});
   Table table(std::move(columns));
   for (const std::string& type : order) {
     const auto& [count, cols] = by_type[type];
@@ -193,10 +194,12 @@ Table analysis_scope_table(const ir::Graph& graph, const Analysis& a,
   const std::vector<ScopeRow> rows = build_scope_tree(inputs, tree);
   const size_t w = sums.width();
   const bool shares = a.all_sizes_known();
-  std::vector<Column> columns = {
-      {"scope", Align::kLeft}, {"type", Align::kLeft}, {"nodes"}, {o.macs ? "MACs" : "FLOPs"}};
-  if (shares) columns.push_back({"%"});
-  columns.insert(columns.end(), {{"params"}, {"output bytes"}});
+  std::vector<Column> columns = {{"scope", Align::kLeft, 0, true},
+                                 {"type", Align::kLeft, 1},
+                                 {"nodes", Align::kRight, 3},
+                                 {o.macs ? "MACs" : "FLOPs", Align::kRight, 1}};
+  if (shares) columns.push_back({"%", Align::kRight, 2});
+  columns.insert(columns.end(), {{"params", Align::kRight, 3}, {"output bytes", Align::kRight, 2}});
   Table table(std::move(columns));
   for (const ScopeRow& r : rows) {
     const std::string type =
@@ -211,18 +214,22 @@ Table analysis_scope_table(const ir::Graph& graph, const Analysis& a,
 }
 
 Table analysis_node_table(const ir::Graph& graph, const Analysis& a, const AnalysisViewOptions& o) {
+  // Ranks: what stays on a narrow terminal (0 always; the highest go first).
   std::vector<Column> columns = {{"#"},
-                                 {"node", Align::kLeft},
-                                 {"type", Align::kLeft},
-                                 {"output shape", Align::kLeft},
-                                 {"params"},
-                                 {o.macs ? "MACs" : "FLOPs"},
-                                 {"output"},
-                                 {"temp"},
-                                 {"live after"}};
-  if (o.training)
-    for (const char* c : {"bwd FLOPs", "saved", "saved so far"}) columns.push_back({c});
-  columns.push_back({"note", Align::kLeft});
+                                 {"node", Align::kLeft, 0, true},
+                                 {"type", Align::kLeft, 1},
+                                 {"output shape", Align::kLeft, 3},
+                                 {"params", Align::kRight, 4},
+                                 {o.macs ? "MACs" : "FLOPs", Align::kRight, 1},
+                                 {"output", Align::kRight, 2},
+                                 {"temp", Align::kRight, 5},
+                                 {"live after", Align::kRight, 4}};
+  if (o.training) {
+    columns.push_back({"bwd FLOPs", Align::kRight, 3});
+    columns.push_back({"saved", Align::kRight, 4});
+    columns.push_back({"saved so far", Align::kRight, 5});
+  }
+  columns.push_back({"note", Align::kLeft, 6});
   Table table(std::move(columns));
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     const NodeAnalysis& n = a.nodes[i];
@@ -334,9 +341,9 @@ std::string render_analysis_totals(const Analysis& a, const AnalysisViewOptions&
 std::string render_analysis_tables(const ir::Graph& graph, const Analysis& a,
                                    const AnalysisViewOptions& o) {
   std::string out;
-  if (o.by_type) out += "\nby op type\n" + analysis_type_table(graph, a, o).render();
-  if (o.by_scope) out += "\nby scope\n" + analysis_scope_table(graph, a, o).render();
-  if (o.by_node) out += "\nby node\n" + analysis_node_table(graph, a, o).render();
+  if (o.by_type) out += "\nby op type\n" + analysis_type_table(graph, a, o).render(o.fit);
+  if (o.by_scope) out += "\nby scope\n" + analysis_scope_table(graph, a, o).render(o.fit);
+  if (o.by_node) out += "\nby node\n" + analysis_node_table(graph, a, o).render(o.fit);
   return out;
 }
 

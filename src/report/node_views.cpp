@@ -88,6 +88,45 @@ std::vector<size_t> select_nodes(const Profile& profile, const ViewOptions& opti
   return selected;
 }
 
+// Ranks: what stays on a narrow terminal (0 always; the highest go first). Name, type and median
+// say where the time goes, the share of the total next; totals, cost, rates and details last.
+std::vector<Column> node_columns(bool isolated) {
+  std::vector<Column> columns = {{"#"},
+                                 {"node", Align::kLeft, 0, true},
+                                 {"type", Align::kLeft, 1},
+                                 {"calls", Align::kRight, 4},
+                                 {"total ms", Align::kRight, 3},
+                                 {"median", Align::kRight, 1},
+                                 {"mean", Align::kRight, 5},
+                                 {"min", Align::kRight, 6},
+                                 {"max", Align::kRight, 6},
+                                 {"sd", Align::kRight, 6},
+                                 {"%total", Align::kRight, 2},
+                                 {"cum%", Align::kRight, 5},
+                                 {"first ms", Align::kRight, 6}};
+  if (isolated) columns.push_back({"isolated", Align::kRight, 3});
+  columns.push_back({"MACs", Align::kRight, 8});
+  columns.push_back({"FLOPs", Align::kRight, 7});
+  columns.push_back({"bytes", Align::kRight, 7});
+  columns.push_back({"GFLOP/s", Align::kRight, 4});
+  columns.push_back({"GB/s", Align::kRight, 5});
+  columns.push_back({"%peak", Align::kRight, 5});
+  columns.push_back({"bound", Align::kLeft, 4});
+  columns.push_back({"kernel", Align::kLeft, 6});
+  columns.push_back({"allocs", Align::kRight, 8});
+  columns.push_back({"alloc bytes", Align::kRight, 8});
+  columns.push_back({"shapes", Align::kLeft, 9});
+  return columns;
+}
+
+std::vector<Column> type_columns() {
+  return {
+      {"type", Align::kLeft},         {"nodes", Align::kRight, 3},  {"calls", Align::kRight, 3},
+      {"total ms", Align::kRight, 1}, {"%total", Align::kRight, 1}, {"mean ms", Align::kRight, 2},
+      {"max ms", Align::kRight, 4},   {"FLOPs", Align::kRight, 5},  {"bytes", Align::kRight, 5},
+      {"GFLOP/s", Align::kRight, 2},  {"GB/s", Align::kRight, 4},   {"allocs", Align::kRight, 6}};
+}
+
 Table node_table(const Profile& profile, const ViewOptions& options, std::string* title) {
   const std::vector<size_t> selected = select_nodes(profile, options);
   const RunFigures run = run_figures(profile);
@@ -102,28 +141,7 @@ Table node_table(const Profile& profile, const ViewOptions& options, std::string
 
   const bool isolated = std::any_of(profile.nodes.begin(), profile.nodes.end(),
                                     [](const NodeProfile& n) { return n.isolated_median_ms >= 0; });
-  std::vector<Column> columns = {{"#"},
-                                 {"node", Align::kLeft},
-                                 {"type", Align::kLeft},
-                                 {"calls"},
-                                 {"total ms"},
-                                 {"median"},
-                                 {"mean"},
-                                 {"min"},
-                                 {"max"},
-                                 {"sd"},
-                                 {"%total"},
-                                 {"cum%"},
-                                 {"first ms"}};
-  if (isolated) columns.push_back({"isolated"});
-  for (const char* h : {"MACs", "FLOPs", "bytes", "GFLOP/s", "GB/s", "%peak"})
-    columns.push_back({h});
-  columns.push_back({"bound", Align::kLeft});
-  columns.push_back({"kernel", Align::kLeft});
-  columns.push_back({"allocs"});
-  columns.push_back({"alloc bytes"});
-  columns.push_back({"shapes", Align::kLeft});
-  Table table(columns);
+  Table table(node_columns(isolated));
 
   double cumulative = 0;
   for (size_t rank = 0; rank < order.size(); ++rank) {
@@ -169,7 +187,7 @@ Table node_table(const Profile& profile, const ViewOptions& options, std::string
 std::string render_node_table(const Profile& profile, const ViewOptions& options) {
   std::string title;
   const Table table = node_table(profile, options, &title);
-  return title + "\n" + table.render();
+  return title + "\n" + table.render(fit_options(options));
 }
 
 std::vector<TypeFigures> type_figures(const Profile& profile, const std::vector<size_t>& selected) {
@@ -212,18 +230,7 @@ Table type_table(const Profile& profile, const ViewOptions& options, std::string
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const TypeFigures& a, const TypeFigures& b) { return key(a) > key(b); });
 
-  Table table({{"type", Align::kLeft},
-               {"nodes"},
-               {"calls"},
-               {"total ms"},
-               {"%total"},
-               {"mean ms"},
-               {"max ms"},
-               {"FLOPs"},
-               {"bytes"},
-               {"GFLOP/s"},
-               {"GB/s"},
-               {"allocs"}});
+  Table table(type_columns());
   for (const TypeFigures& r : rows) {
     table.add_row({r.type, fmt::format("{}", r.nodes), fmt::format("{}", r.calls),
                    milliseconds(r.total_ms),
@@ -242,7 +249,7 @@ Table type_table(const Profile& profile, const ViewOptions& options, std::string
 std::string render_type_table(const Profile& profile, const ViewOptions& options) {
   std::string title;
   const Table table = type_table(profile, options, &title);
-  return title + "\n" + table.render();
+  return title + "\n" + table.render(fit_options(options));
 }
 
 }  // namespace strata::report

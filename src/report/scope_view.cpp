@@ -28,6 +28,13 @@ int order_column(OrderBy order) {
 
 }  // namespace
 
+std::vector<Column> scope_columns() {
+  return {{"scope", Align::kLeft, 0, true}, {"type", Align::kLeft, 1},
+          {"nodes", Align::kRight, 3},      {"ncalls", Align::kRight, 3},
+          {"time ms", Align::kRight, 1},    {"%tot", Align::kRight, 1},
+          {"avg ms", Align::kRight, 2},     {"allocs", Align::kRight, 4}};
+}
+
 std::string render_scope_tree(const profiler::Profile& profile, const ViewOptions& options) {
   const std::vector<size_t> selected = select_nodes(profile, options);
   const RunFigures run = run_figures(profile);
@@ -51,14 +58,7 @@ std::string render_scope_tree(const profiler::Profile& profile, const ViewOption
   tree_options.max_depth = options.depth;
   const std::vector<ScopeRow> rows = build_scope_tree(inputs, tree_options);
 
-  Table table({{"scope", Align::kLeft},
-               {"type", Align::kLeft},
-               {"nodes"},
-               {"ncalls"},
-               {"time ms"},
-               {"%tot"},
-               {"avg ms"},
-               {"allocs"}});
+  Table table(scope_columns());
   for (const ScopeRow& r : rows) {
     const std::string type =
         r.own.size() == 1 ? profile.nodes[selected[r.own.front()]].op_type : "";
@@ -74,7 +74,7 @@ std::string render_scope_tree(const profiler::Profile& profile, const ViewOption
   return fmt::format("scopes by {}{}: {} rows over {}\n", order,
                      options.depth > 0 ? fmt::format(", {} levels deep", options.depth) : "",
                      rows.size(), selection_note(options, selected.size(), profile.nodes.size())) +
-         table.render();
+         table.render(fit_options(options));
 }
 
 }  // namespace strata::report

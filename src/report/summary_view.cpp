@@ -6,6 +6,7 @@
 #include "profiler/resource_usage.h"
 #include "profiler/slow_paths.h"
 #include "report/node_figures.h"
+#include "report/terminal.h"
 #include "report/units.h"
 #include "report/views.h"
 
@@ -67,7 +68,7 @@ OutlierCount count_outliers(const profiler::Profile& p) {
 
 }  // namespace
 
-std::string render_summary(const profiler::Profile& p) {
+std::string render_summary(const profiler::Profile& p, bool colour) {
   const RunFigures run = run_figures(p);
   std::string out;
   std::string model = p.model;
@@ -171,7 +172,8 @@ std::string render_summary(const profiler::Profile& p) {
       !w.empty())
     warnings.push_back(std::move(w));
   for (std::string& w : profiler::slow_path_warnings(p)) warnings.push_back(std::move(w));
-  for (const std::string& w : warnings) out += line("warning", w);
+  for (const std::string& w : warnings)
+    out += warning_style("warning", colour) + "     " + w + "\n";  // as line("warning", w)
   if (above_memory > 0)
     out += line("note", fmt::format("{} moved data faster than the measured memory bandwidth: "
                                     "their tensors were in cache (%peak is against main memory)",

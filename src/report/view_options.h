@@ -2,6 +2,7 @@
 // (tools/strata/view_cli.h) for both `strata profile` and `strata report`.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct ViewOptions {
   double min_time_ms = 0;          // keep nodes whose median time is at least this
   std::string name_regex;          // keep nodes whose name contains a match (ECMAScript)
   int depth = 0;                   // scope tree: deepest level shown (0: all)
+  // How the tables meet the screen (the CLI sets these for a terminal):
+  size_t width = 0;                  // fit the tables to this many columns (0: every column)
+  std::vector<std::string> columns;  // --columns: only these (column_key names) besides names
+  bool wide = false;                 // --wide: every column even on a terminal
+  bool colour = false;               // warnings of the summary in colour
 };
 
 // "time", "flops", "bytes", "gflops", "bandwidth", "allocs".

@@ -14,7 +14,8 @@
 namespace strata::report {
 
 // Whole-run statistics, throughput, CPU use, threads, memory, parts and whole, first run.
-std::string render_summary(const profiler::Profile& profile);
+// Warnings in colour with `colour`.
+std::string render_summary(const profiler::Profile& profile, bool colour = false);
 
 // The node filters of the view options (--type, --min-time, --name). Fails (exit 2) on an invalid
 // regular expression.
@@ -34,6 +35,15 @@ std::vector<size_t> select_nodes(const profiler::Profile& profile, const ViewOpt
 
 // "12 nodes", or "3 nodes selected of 57 (type Conv; median ≥ 0.1 ms)" when filters apply.
 std::string selection_note(const ViewOptions& options, size_t selected, size_t all);
+
+// The columns of each table, for --columns: its names are checked against these.
+std::vector<Column> node_columns(bool isolated);
+std::vector<Column> type_columns();
+std::vector<Column> scope_columns();
+// Fails (exit 2) naming a --columns name that no table has, with the names there are.
+void check_column_names(const std::vector<std::string>& names);
+// The table fitting of `options` (width unless wide, columns).
+FitOptions fit_options(const ViewOptions& options);
 
 std::string render_node_table(const profiler::Profile& profile, const ViewOptions& options);
 std::string render_type_table(const profiler::Profile& profile, const ViewOptions& options);

@@ -184,6 +184,7 @@ void Session::plan_steps() {
     if (!ops_[n]->runs_subgraphs()) continue;
     SessionOptions body_options = options_;
     body_options.timeout_seconds = 0;  // the enclosing run's deadline applies
+    body_options.progress = nullptr;   // bodies are prepared while running: no progress then
     runners_[s] = std::make_unique<SubgraphRunner>(graph_, graph_.nodes[n], *ops_[n], body_options);
     steps_[s].kernel = "subgraph";
     steps_[s].reason = "its subgraphs run as sessions of their own, prepared once per shape";
@@ -363,6 +364,9 @@ void Session::choose_kernels() {
     if (!node.outputs.empty())
       info.layout = layout_name(layout[size_t(node.outputs[0])],
                                 metas_[size_t(node.outputs[0])].shape.rank());
+    if (options_.progress)
+      options_.progress(options_.fast_run ? "fast-run" : "prepare", int64_t(s + 1),
+                        int64_t(steps_.size()));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.h"
 #include "ir/graph.h"
 #include "kernels/kernel.h"
 #include "ops/op.h"
@@ -38,6 +39,9 @@ struct SessionOptions {
   // A run that goes on past this many seconds stops with exit 2 naming the node it reached
   // (--timeout); 0: no limit. Checked between steps and between iterations of loops.
   double timeout_seconds = 0;
+  // Told after each step's kernel is chosen (phase "prepare", or "fast-run" with fast_run); the
+  // sessions of subgraphs do not report.
+  ProgressFn progress;
 };
 
 // When a run must stop (SessionOptions::timeout_seconds), shared with the sessions of subgraphs.

@@ -24,6 +24,7 @@ struct AnalyzeCommandOptions {
   int depth = 0;
   std::string json_path;
   std::string html_path;
+  bool wide = false;
 };
 
 analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
@@ -79,6 +80,8 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
   view.macs = cmd.macs;
   view.training = cmd.training;
   view.depth = cmd.depth;
+  view.fit.width = cmd.wide ? 0 : report::terminal_width(1);  // files and pipes: every column
+  view.fit.hint = "--wide shows all";
   if (!cmd.by.empty()) {
     view.by_type = view.by_scope = view.by_node = false;
     for (const std::string& b : cmd.by) {
@@ -131,6 +134,8 @@ Command add_analyze_command(CLI::App& app) {
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
   sub->add_option("--html", cmd->html_path,
                   "write a self-contained HTML report (charts and tables; docs/html-report.md)");
+  sub->add_flag("--wide", cmd->wide,
+                "every column even on a terminal (files and pipes always get every column)");
   return {sub, [cmd] { return execute_analyze(*cmd); }};
 }
 

@@ -9,7 +9,8 @@ namespace strata::cli {
 
 using WarningSink = std::function<void(const std::string&)>;
 
-// Prints each warning to stderr as "strata: warning: ..."; also appends it to `kept` (for the JSON
+// Prints each warning to stderr as "strata: warning: ..." (the label in colour on a terminal,
+// unless NO_COLOR is set), erasing the progress line first; also appends it to `kept` (for the JSON
 // report) when given.
 WarningSink print_warnings(std::vector<std::string>* kept = nullptr);
 

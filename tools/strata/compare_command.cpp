@@ -60,6 +60,7 @@ int execute_compare(CompareOptions& cmd) {
       b = debug::record_run(session, bound.input_pointers(), sha);
     }
   }
+  report::stderr_progress().clear();
   const debug::DumpComparison c = debug::compare_dumps(a, b, cmd.tolerance);
   fmt::print("{}", debug::render_comparison(c, label_a, label_b, cmd.tolerance));
   return c.agree() ? 0 : int(ErrorCode::kVerifyFailed);

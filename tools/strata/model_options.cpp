@@ -109,6 +109,7 @@ runtime::SessionOptions session_options(const ModelOptions& o,
   options.fast_kernels = o.fast_kernels;
   options.fast_run = o.fast_run;
   options.timeout_seconds = o.timeout;
+  options.progress = report::stderr_progress().callback();
   if (!o.algo_cache.empty()) {
     if (!o.fast_kernels)
       fail("--algo-cache chooses fast kernels; it cannot go with --reference-kernels");
@@ -155,11 +156,63 @@ bool has_nan(const Tensor& t) {
 }
 }  // namespace
 
+std::vector<std::vector<const Tensor*>> BoundModel::input_sets() const {
+  std::vector<std::vector<const Tensor*>> sets = {input_pointers()};
+  for (const std::vector<Tensor>& set : more_inputs) {
+    std::vector<const Tensor*> pointers;
+    for (const Tensor& t : set) pointers.push_back(&t);
+    sets.push_back(std::move(pointers));
+  }
+  return sets;
+}
+
+namespace {
+// --input DIR: binds every input set; each must have the types of the first (one session serves
+// one shape).
+void bind_input_folders(BoundModel& bound, const runtime::BindOptions& bind) {
+  const ir::Graph& graph = bound.loaded.graph;
+  const std::vector<runtime::BindOptions> sets = runtime::expand_input_folders(bind);
+  for (size_t k = 0; k < sets.size(); ++k) {
+    std::vector<runtime::BoundInput> set = runtime::bind_inputs(graph, sets[k]);
+    if (k == 0) {
+      for (runtime::BoundInput& b : set) {
+        bound.inputs.push_back(std::move(b.tensor));
+        bound.origins.push_back(std::move(b.origin));
+      }
+      continue;
+    }
+    std::vector<Tensor> tensors;
+    for (size_t i = 0; i < set.size(); ++i) {
+      const Tensor& first = bound.inputs[i];
+      const Tensor& t = set[i].tensor;
+      if (t.dtype() != first.dtype() || t.shape() != first.shape())
+        fail(
+            "--input: {} gives input '{}' {}{}, but {} gave {}{} (every file of a folder must "
+            "have one type and shape)",
+            set[i].origin, graph.values[size_t(graph.inputs[i])].name, dtype_name(t.dtype()),
+            t.shape_str(), bound.origins[i], dtype_name(first.dtype()), first.shape_str());
+      tensors.push_back(std::move(set[i].tensor));
+    }
+    bound.more_inputs.push_back(std::move(tensors));
+  }
+  // Name the folders, not their first files.
+  for (size_t a = 0; a < bind.inputs.size(); ++a) {
+    const std::string& dir = bind.inputs[a].source;
+    if (sets[0].inputs[a].source == dir) continue;  // not a folder
+    for (std::string& origin : bound.origins)
+      if (origin == sets[0].inputs[a].source)
+        origin =
+            fmt::format("{} ({} files, round-robin)", dir, runtime::input_folder_files(dir).size());
+  }
+}
+}  // namespace
+
 BoundModel load_and_bind(const ModelOptions& options,
                          const std::function<void(const std::string&)>& warn,
-                         const std::string& test_data_dir) {
+                         const std::string& test_data_dir, bool input_folders) {
   BoundModel bound;
   const auto t0 = std::chrono::steady_clock::now();
+  report::stderr_progress().update("load", 0, 0);
   bound.loaded = runtime::load_model(options.model);
   bound.load_ms = runtime::elapsed_ms(t0);
   for (const std::string& w : bound.loaded.warnings) warn(w);
@@ -170,8 +223,14 @@ BoundModel load_and_bind(const ModelOptions& options,
     bound.inputs = std::move(data.inputs);
     bound.expected = std::move(data.expected);
     bound.origins.assign(bound.inputs.size(), test_data_dir);
+  } else if (const runtime::BindOptions bind = bind_options(options);
+             runtime::has_input_folder(bind)) {
+    if (!input_folders)
+      fail("--input: a folder of inputs is for strata run (one file per inference); give a file");
+    bind_input_folders(bound, bind);
   } else {
-    for (runtime::BoundInput& b : runtime::bind_inputs(graph, bind_options(options))) {
+    runtime::expand_input_folders(bind);  // names a source that does not exist
+    for (runtime::BoundInput& b : runtime::bind_inputs(graph, bind)) {
       bound.inputs.push_back(std::move(b.tensor));
       bound.origins.push_back(std::move(b.origin));
     }
@@ -179,6 +238,7 @@ BoundModel load_and_bind(const ModelOptions& options,
   for (size_t i = 0; i < bound.inputs.size(); ++i)
     if (has_nan(bound.inputs[i]))
       warn(fmt::format("input '{}' contains NaN", graph.values[size_t(graph.inputs[i])].name));
+  report::stderr_progress().clear();
   return bound;
 }
 

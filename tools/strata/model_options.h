@@ -61,8 +61,12 @@ struct BoundModel {
   std::vector<Tensor> inputs;
   std::vector<std::string> origins;  // where each input came from
   std::vector<Tensor> expected;      // expected outputs, from a test_data_set folder
+  // Input sets after the first, from --input DIR (file k of each folder in set k).
+  std::vector<std::vector<Tensor>> more_inputs;
   std::vector<runtime::InputSpec> specs() const;
   std::vector<const Tensor*> input_pointers() const;
+  // Every input set, `inputs` first (round-robin over them: strata run).
+  std::vector<std::vector<const Tensor*>> input_sets() const;
 };
 
 // Runs the graph optimisation passes on the loaded model unless --no-optimize; returns what each
@@ -71,9 +75,10 @@ std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound,
                                                      const ModelOptions& options);
 
 // Loads options.model and binds its inputs, or reads them with the expected outputs from an ONNX
-// test_data_set folder when `test_data_dir` is given. `warn` receives each warning.
+// test_data_set folder when `test_data_dir` is given. `warn` receives each warning. An --input
+// that names a folder gives one input set per file when `input_folders`, else fails.
 BoundModel load_and_bind(const ModelOptions& options,
                          const std::function<void(const std::string&)>& warn,
-                         const std::string& test_data_dir = "");
+                         const std::string& test_data_dir = "", bool input_folders = false);
 
 }  // namespace strata::cli

@@ -25,6 +25,7 @@ int execute_pack(const PackOptions& cmd) {
   optimize_for_session(bound, cmd.model);
   runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
   session.run(bound.input_pointers());
+  report::stderr_progress().clear();
   std::vector<const Tensor*> outputs;
   for (size_t i = 0; i < session.num_outputs(); ++i) outputs.push_back(&session.output(i));
   const ir::Graph& graph = session.graph();

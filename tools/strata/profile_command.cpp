@@ -47,6 +47,7 @@ std::string options_record(const ProfileOptions& cmd) {
 int execute_profile(const ProfileOptions& cmd) {
   const WarningSink warn = print_warnings();
   // Before minutes of runs, not after.
+  report::check_column_names(cmd.view.columns);
   for (const std::string& path : {cmd.json_path, cmd.trace_path, cmd.html_path})
     if (!path.empty()) io::check_writable(path);
 
@@ -55,6 +56,8 @@ int execute_profile(const ProfileOptions& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
   const double prepare_ms = runtime::elapsed_ms(t0);
+  report::ProgressLine& progress = report::stderr_progress();
+  progress.clear();
   if (cmd.check_finite) {
     if (const auto bad = debug::find_non_finite(session, bound.input_pointers())) {
       fmt::print("finite: {}\n", debug::describe(*bad));
@@ -69,10 +72,14 @@ int execute_profile(const ProfileOptions& cmd) {
   } else {
     profiler::MachineCacheOptions cache;
     cache.warn = warn;
+    progress.update("machine peaks", 0, 0);
     machine = profiler::machine_peaks(cmd.model.threads, cache);
   }
 
-  profiler::Profile profile = profiler::profile_session(session, bound.input_pointers(), cmd.run);
+  profiler::ProfileRunOptions run = cmd.run;
+  run.progress = progress.callback();
+  profiler::Profile profile = profiler::profile_session(session, bound.input_pointers(), run);
+  progress.clear();
   profiler::stamp_profile(profile, cmd.model.model);
   profile.machine = machine;
   profile.threads = cmd.model.threads;

@@ -23,6 +23,10 @@ struct RunOptions {
   ModelOptions model;
   int warmup = 1;
   int iterations = 10;
+  double duration = 0;  // --duration SECONDS (0: --iter counts)
+  bool duration_given = false;
+  int streams = 1;  // --streams N
+  bool oversubscribe = false;
   std::string dump_dir;
   std::string verify_dir;
   std::string test_data_dir;
@@ -34,6 +38,40 @@ struct RunOptions {
   bool quiet = false;
   bool verbose = false;
 };
+
+// --duration and --streams: one sentence naming the option for a value that cannot work.
+void check_throughput_options(const RunOptions& cmd) {
+  constexpr double kMaxDurationSeconds = 7 * 24 * 3600.0;
+  if (cmd.duration_given && !(cmd.duration > 0 && cmd.duration <= kMaxDurationSeconds))
+    fail("--duration must be a number of seconds above 0 (at most a week), not {:g}", cmd.duration);
+  if (cmd.streams < 1) fail("--streams must be at least 1, not {}", cmd.streams);
+  if (cmd.streams > 1 && cmd.model.fast_run && cmd.model.algo_cache.empty())
+    fail(
+        "--streams with --fast-run needs --algo-cache FILE: the streams after the first run the "
+        "kernels the first one chose, read from that file");
+  const int cpus = profiler::logical_cpus();
+  if (!cmd.oversubscribe && int64_t(cmd.streams) * cmd.model.threads > cpus)
+    fail(
+        "--streams {} × --threads {} needs {} CPUs but this machine has {}: lower them (or add "
+        "--oversubscribe to share the CPUs, at the cost of every latency)",
+        cmd.streams, cmd.model.threads, int64_t(cmd.streams) * cmd.model.threads, cpus);
+}
+
+std::string latency_line(const profiler::Summary& s) {
+  return fmt::format(
+      "min {:.3f}  median {:.3f}  mean {:.3f}  sd {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f} ms  "
+      "CV {:.1f}%",
+      s.min, s.median, s.mean, s.sd, s.p90, s.p99, s.max, s.cv * 100);
+}
+
+nlohmann::json streams_json(const runtime::StreamsResult& timings) {
+  nlohmann::json streams = nlohmann::json::array();
+  for (const runtime::StreamTimings& t : timings.streams)
+    streams.push_back({{"runs", t.iterations_ms.size()},
+                       {"latency_ms", report::summary_json(profiler::summarize(t.iterations_ms))},
+                       {"iterations_ms", t.iterations_ms}});
+  return streams;
+}
 
 void print_times(const char* label, const std::vector<double>& ms) {
   std::string line;
@@ -79,10 +117,11 @@ int execute_run(RunOptions& cmd) {
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
 
+  check_throughput_options(cmd);
   if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
   if (!cmd.io_dump_path.empty()) io::check_writable(cmd.io_dump_path);
 
-  BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir);
+  BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir, true);
   const std::string signature = debug::model_signature(bound.loaded.graph);  // before the passes
   const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
   const ir::Graph& graph = bound.loaded.graph;
@@ -96,9 +135,27 @@ int execute_run(RunOptions& cmd) {
   const int threads = cmd.model.threads;
 
   auto t0 = std::chrono::steady_clock::now();
-  runtime::Session session(graph, bound.specs(), session_options(cmd.model, warn));
+  const runtime::SessionOptions options = session_options(cmd.model, warn);
+  runtime::Session session(graph, bound.specs(), options);
   const double prepare_ms = runtime::elapsed_ms(t0);
+  // --streams: more sessions of the same graph, reading its weights in place; each has its own
+  // arena (and its own packed copies of the weights the fast kernels pack).
+  std::vector<std::unique_ptr<runtime::Session>> more_sessions;
+  // With --fast-run they take the first session's choices from the algo cache, not time again.
+  runtime::SessionOptions stream_options = options;
+  stream_options.progress = nullptr;
+  stream_options.fast_run = false;
+  for (int s = 1; s < cmd.streams; ++s) {
+    report::stderr_progress().update("streams", s, cmd.streams);
+    more_sessions.push_back(
+        std::make_unique<runtime::Session>(graph, bound.specs(), stream_options));
+  }
+  std::vector<runtime::Session*> sessions = {&session};
+  for (const auto& s : more_sessions) sessions.push_back(s.get());
+  const std::vector<std::vector<const Tensor*>> input_sets = bound.input_sets();
   const runtime::PrepareStats& st = session.stats();
+  report::ProgressLine& progress = report::stderr_progress();
+  progress.clear();
 
   if (!cmd.quiet) {
     fmt::print("strata {} run: {}\n", kVersion, cmd.model.model);
@@ -141,25 +198,50 @@ int execute_run(RunOptions& cmd) {
   }
 
   const profiler::UsageReading usage_from = profiler::read_usage();
-  const runtime::RunTimings timings =
-      runtime::time_runs(session, input_ptrs, cmd.warmup, cmd.iterations);
+  runtime::StreamPlan plan;
+  plan.warmup = cmd.warmup;
+  plan.iterations = cmd.iterations;
+  plan.duration_seconds = cmd.duration;
+  plan.progress = progress.callback();
+  const runtime::StreamsResult timings = runtime::run_streams(sessions, input_sets, plan);
+  progress.clear();
   const profiler::UsageReading usage_to = profiler::read_usage();
-  const profiler::Summary s = profiler::summarize(timings.iterations_ms);
+  if (input_sets.size() > 1) session.run(input_ptrs);  // outputs and --verify: the first set
+  std::vector<double> all_ms;                          // every timed run of every stream
+  for (const runtime::StreamTimings& t : timings.streams)
+    all_ms.insert(all_ms.end(), t.iterations_ms.begin(), t.iterations_ms.end());
+  const std::vector<double>& warmup_ms = timings.streams[0].warmup_ms;
+  const profiler::Summary s = profiler::summarize(all_ms);
+  const bool by_count = cmd.duration <= 0 && cmd.streams == 1;
   if (!cmd.quiet) {
-    if (!timings.warmup_ms.empty()) print_times("warmup", timings.warmup_ms);
-    print_times("iterations", timings.iterations_ms);
+    if (!warmup_ms.empty() && cmd.streams == 1) print_times("warmup", warmup_ms);
+    if (by_count) print_times("iterations", all_ms);
   }
-  fmt::print(
-      "{:<11}min {:.3f}  median {:.3f}  mean {:.3f}  sd {:.3f}  p90 {:.3f}  p99 {:.3f}  "
-      "max {:.3f} ms  CV {:.1f}%\n",
-      "latency", s.min, s.median, s.mean, s.sd, s.p90, s.p99, s.max, s.cv * 100);
-  const double throughput = s.median > 0 ? 1000.0 / s.median : 0;
-  fmt::print("{:<11}{:.1f} inferences/s (from the median)\n", "throughput", throughput);
+  if (!by_count)
+    fmt::print("{:<11}{} timed runs in {:.2f} s{}{}\n", "runs", timings.inferences(),
+               timings.wall_ms / 1000,
+               cmd.duration > 0 ? fmt::format(" (--duration {:g} s)", cmd.duration) : "",
+               cmd.streams > 1 ? fmt::format(", {} streams of {} thread{}", cmd.streams, threads,
+                                             threads == 1 ? "" : "s")
+                               : "");
+  fmt::print("{:<11}{}\n", "latency", latency_line(s));
+  if (cmd.streams > 1)
+    for (size_t k = 0; k < timings.streams.size(); ++k)
+      fmt::print("{:<11}{} ({} runs)\n", fmt::format("stream {}", k),
+                 latency_line(profiler::summarize(timings.streams[k].iterations_ms)),
+                 timings.streams[k].iterations_ms.size());
+  // One stream: from the median, as a user of the latency expects. Streams overlap: the runs
+  // finished over the wall time is the only honest figure.
+  const double throughput =
+      cmd.streams > 1 ? timings.throughput_per_s() : (s.median > 0 ? 1000.0 / s.median : 0);
+  fmt::print("{:<11}{:.1f} inferences/s ({})\n", "throughput", throughput,
+             cmd.streams > 1 ? "timed runs of all streams over the wall time" : "from the median");
   const std::string unstable = profiler::stability_warning(s);
   if (!unstable.empty()) warn(unstable);
-  const std::string busy = profiler::contention_warning(
-      threads, profiler::logical_cpus(), profiler::process_cpu_pct(usage_from, usage_to),
-      profiler::system_cpu_pct(usage_from, usage_to));
+  const std::string busy =
+      profiler::contention_warning(threads * cmd.streams, profiler::logical_cpus(),
+                                   profiler::process_cpu_pct(usage_from, usage_to),
+                                   profiler::system_cpu_pct(usage_from, usage_to));
   if (!busy.empty()) warn(busy);
   for (const std::string& w : profiler::slow_path_warnings(session, input_ptrs)) warn(w);
 
@@ -214,26 +296,37 @@ int execute_run(RunOptions& cmd) {
                               {"reason", step.reason},
                               {"threads", step.threads},
                               {"layout", step.layout}});
-    report = {{"strata_version", kVersion},
-              {"model", cmd.model.model},
-              {"threads", threads},
-              {"load_ms", load_ms},
-              {"prepare_ms", prepare_ms},
-              {"warmup_ms", timings.warmup_ms},
-              {"iterations_ms", timings.iterations_ms},
-              {"latency_ms", report::summary_json(s)},
-              {"throughput_per_s", throughput},
-              {"plan",
-               {{"steps", session.steps().size()},
-                {"folded_nodes", st.folded_nodes},
-                {"dynamic_nodes", st.dynamic_nodes},
-                {"arena_bytes", st.arena_bytes},
-                {"lower_bound_bytes", st.lower_bound_bytes},
-                {"constant_bytes", st.constant_bytes},
-                {"kernels", kernels_json}}},
-              {"inputs", inputs_json},
-              {"outputs", outputs_json},
-              {"warnings", warnings}};
+    report = {
+        {"strata_version", kVersion},
+        {"model", cmd.model.model},
+        {"threads", threads},
+        {"load_ms", load_ms},
+        {"prepare_ms", prepare_ms},
+        {"warmup_ms", warmup_ms},
+        {"iterations_ms", all_ms},
+        {"latency_ms", report::summary_json(s)},
+        {"throughput_per_s", throughput},
+        {"settings",
+         {{"warmup", cmd.warmup},
+          {"iterations",
+           cmd.duration > 0 ? nlohmann::json(nullptr) : nlohmann::json(cmd.iterations)},
+          {"duration_s", cmd.duration > 0 ? nlohmann::json(cmd.duration) : nlohmann::json(nullptr)},
+          {"streams", cmd.streams},
+          {"input_sets", input_sets.size()}}},
+        {"timed_runs", timings.inferences()},
+        {"wall_ms", timings.wall_ms},
+        {"streams", streams_json(timings)},
+        {"plan",
+         {{"steps", session.steps().size()},
+          {"folded_nodes", st.folded_nodes},
+          {"dynamic_nodes", st.dynamic_nodes},
+          {"arena_bytes", st.arena_bytes},
+          {"lower_bound_bytes", st.lower_bound_bytes},
+          {"constant_bytes", st.constant_bytes},
+          {"kernels", kernels_json}}},
+        {"inputs", inputs_json},
+        {"outputs", outputs_json},
+        {"warnings", warnings}};
     if (!expected.empty()) report["verify"] = verify_json;
     io::write_file(cmd.json_path, report.dump(2) + "\n");
   }
@@ -253,9 +346,23 @@ Command add_run_command(CLI::App& app) {
                   "warm-up runs (timed and printed, left out of the statistics)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--iter", cmd->iterations, "timed runs")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  CLI::Option* iter = sub->add_option("--iter", cmd->iterations, "timed runs")
+                          ->capture_default_str()
+                          ->check(CLI::PositiveNumber);
+  sub->add_option_function<double>(
+         "--duration",
+         [cmd](double seconds) {
+           cmd->duration = seconds;
+           cmd->duration_given = true;
+         },
+         "time runs until SECONDS have passed instead of counting them (--iter)")
+      ->excludes(iter);
+  sub->add_option("--streams", cmd->streams,
+                  "run N inferences at once on N sessions sharing the weights (throughput; "
+                  "streams × threads must not exceed the CPUs)")
+      ->capture_default_str();
+  sub->add_flag("--oversubscribe", cmd->oversubscribe,
+                "allow --streams × --threads above the CPU count");
   sub->add_option("--dump-outputs", cmd->dump_dir, "write each output to DIR/NAME.npy");
   sub->add_option("--verify", cmd->verify_dir,
                   "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");

@@ -11,7 +11,8 @@ namespace strata::cli {
 // --top, --type, --min-time, --name: which nodes a table shows.
 void add_node_filter_options(CLI::App* sub, report::ViewOptions& options);
 
-// The filters plus --by (node,type,scope,all), --order-by and --depth.
+// The filters plus --by (node,type,scope,all), --order-by, --depth, --columns and --wide; the
+// tables fit stdout's width when it is a terminal.
 void add_view_options(CLI::App* sub, report::ViewOptions& options);
 
 }  // namespace strata::cli
