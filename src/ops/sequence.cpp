@@ -195,12 +195,14 @@ class SplitToSequenceOp final : public ListOp {
   void infer(InferContext& ctx) const override {
     tensor_input(ctx, 0);
     normalize_axis(axis_, ctx.shape(0).rank());
+    if (ctx.has_input(1)) tensor_input(ctx, 1);  // a list here would have no values to split by
     if (ctx.has_input(1) && ctx.dtype(1) != DType::kI64 && ctx.dtype(1) != DType::kI32)
       fail("input 'split' must be int32 or int64, not {}", dtype_name(ctx.dtype(1)));
     ctx.set_list_output(0, ValueKind::kSequence, ctx.dtype(0));
   }
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
+    if (x.rank() == 0) fail("input 'input' is a scalar: there is no axis to split along");
     const int64_t axis = normalize_axis(axis_, x.rank());
     const int64_t length = x.dim(axis);
     std::vector<int64_t> sizes;
@@ -213,6 +215,7 @@ class SplitToSequenceOp final : public ListOp {
     } else {
       const Tensor& split = ctx.input(1);
       const std::vector<int64_t> v = split.to_int64();
+      if (!split.is_tensor()) fail("input 'split' must be a tensor, not a list");
       if (split.rank() == 0) {  // pieces of v[0], the last one smaller
         if (v[0] <= 0) fail("input 'split' must be positive, not {}", v[0]);
         charge_pieces(x, length / v[0] + 1);
