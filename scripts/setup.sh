@@ -17,6 +17,7 @@ fi
 packages=(build-essential cmake libprotobuf-dev protobuf-compiler libonnx-dev libfmt-dev
           nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libstb-dev
           libdnnl-dev pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+          clang libfuzzer-14-dev libomp-14-dev
           chromium)  # chromium: the HTML report's browser tests (headless)
 missing=()
 for p in "${packages[@]}"; do

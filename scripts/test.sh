@@ -2,8 +2,12 @@
 # Builds strata with warnings as errors and runs every test (unit, CLI, conformance, the install
 # with a consumer project, Python); then builds with address and undefined-behaviour sanitizers
 # and runs the unit and conformance tests again.
+# With STRATA_FUZZ=1, last builds the libFuzzer targets (clang++) and runs each for 60 s
+# (scripts/fuzz.sh; off by default until a first full run of every target is green: see
+# docs/fuzzing.md, Results).
 # Usage: bash scripts/test.sh            (after bash scripts/setup.sh)
 #        STRATA_SKIP_SANITIZE=1 bash scripts/test.sh   to skip the sanitizer pass
+#        STRATA_FUZZ=1 bash scripts/test.sh            to add the fuzzing pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -22,5 +26,8 @@ if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ./build-sanitize/strata_tests --gtest_brief=1
+fi
+if [ "${STRATA_FUZZ:-0}" = "1" ]; then
+  bash scripts/fuzz.sh 60
 fi
 echo "all tests passed"

@@ -31,22 +31,22 @@
 #include "report/chrome_trace.h"       // write_chrome_trace (Perfetto, chrome://tracing)
 #include "report/diff.h"               // diff_profiles, render_diff
 #include "report/html_report.h"        // write_html: self-contained HTML reports (--html)
-#include "report/profile_json.h"
-#include "report/progress.h"  // ProgressLine: a progress line on a terminal       // read_profile, write_profile
-#include "report/summary_json.h"  // summary_json (latency_ms in JSON files)
-#include "report/table.h"
-#include "report/terminal.h"  // terminal_width, use_colour: fitting the terminal              // Table: aligned text tables
-#include "report/units.h"  // human_bytes, si_count, milliseconds
-#include "report/views.h"  // render_summary, render_views (node, type, scope tables)
-#include "runtime/input_binding.h"
-#include "runtime/input_folder.h"  // expand_input_folders: --input DIR round-robin     // bind_inputs, parse_shape
-#include "runtime/model.h"  // load_model: parse, check ops, infer shapes
-#include "runtime/session.h"
-#include "runtime/streams.h"  // run_streams: concurrent sessions, by count or time           // Session, SessionOptions, RunHooks
-#include "runtime/test_data.h"  // read_test_data, read_expected_outputs
-#include "runtime/timing.h"     // time_runs
-#include "runtime/verify.h"     // compare
-#include "strata/strata.h"      // the public API
+#include "report/profile_json.h"       // read_profile, write_profile
+#include "report/progress.h"           // ProgressLine: a progress line on a terminal
+#include "report/summary_json.h"       // summary_json (latency_ms in JSON files)
+#include "report/table.h"              // Table: aligned text tables
+#include "report/terminal.h"           // terminal_width, use_colour: fitting the terminal
+#include "report/units.h"              // human_bytes, si_count, milliseconds
+#include "report/views.h"              // render_summary, render_views (node, type, scope tables)
+#include "runtime/input_binding.h"     // bind_inputs, parse_shape
+#include "runtime/input_folder.h"      // expand_input_folders: --input DIR round-robin
+#include "runtime/model.h"             // load_model: parse, check ops, infer shapes
+#include "runtime/session.h"           // Session, SessionOptions, RunHooks
+#include "runtime/streams.h"           // run_streams: concurrent sessions, by count or time
+#include "runtime/test_data.h"         // read_test_data, read_expected_outputs
+#include "runtime/timing.h"            // time_runs
+#include "runtime/verify.h"            // compare
+#include "strata/strata.h"             // the public API
 
 namespace strata {
 inline constexpr const char* kVersion = STRATA_VERSION;

@@ -17,13 +17,18 @@ namespace strata::onnx_import {
 
 namespace {
 
+// Most nodes one model may hold, its subgraphs' nodes included (ten times the largest unrolled
+// exports seen); bigger models are refused while their nodes are read (docs/run.md).
+constexpr int64_t kMaxNodes = 1'000'000;
+
 bool is_default_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
 }
 
 class GraphBuilder {
  public:
-  GraphBuilder(const std::string& path, TensorReader& tensors) : path_(path), tensors_(tensors) {}
+  GraphBuilder(const std::string& path, TensorReader& tensors)
+      : path_(path), tensors_(tensors), model_nodes_(&own_model_nodes_) {}
 
   ir::ValueId add_value(const std::string& name) {
     auto [it, inserted] = ids_.try_emplace(name, ir::ValueId(graph.values.size()));
@@ -142,7 +147,7 @@ class GraphBuilder {
     if (depth_ + 1 > ir::kMaxSubgraphDepth)
       fail("{}: attribute '{}' of {} nests subgraphs {} deep, more than the {} strata accepts",
            path_, attribute, node_label, depth_ + 1, ir::kMaxSubgraphDepth);
-    GraphBuilder body(path_, tensors_, depth_ + 1);
+    GraphBuilder body(path_, tensors_, depth_ + 1, *model_nodes_);
     body.graph.opset = graph.opset;
     body.graph.ir_version = graph.ir_version;
     body.graph.graph_name = gp.name();
@@ -172,8 +177,8 @@ class GraphBuilder {
   ir::Graph graph;
 
  private:
-  GraphBuilder(const std::string& path, TensorReader& tensors, int depth)
-      : path_(path), tensors_(tensors), depth_(depth) {}
+  GraphBuilder(const std::string& path, TensorReader& tensors, int depth, int64_t& model_nodes)
+      : path_(path), tensors_(tensors), depth_(depth), model_nodes_(&model_nodes) {}
 
   // A name this graph reads without defining: an error in the main graph, a capture in a body.
   void check_defined(const std::string& name, const std::set<std::string>& produced,
@@ -190,6 +195,8 @@ class GraphBuilder {
   const std::string& path_;
   TensorReader& tensors_;
   int depth_ = 0;  // 0: the main graph
+  int64_t own_model_nodes_ = 0;
+  int64_t* model_nodes_;  // nodes read so far in the whole model (the main graph's counter)
   std::unordered_map<std::string, ir::ValueId> ids_;
   std::vector<std::string> pending_captures_;  // of the subgraphs of the node being read
 };
@@ -208,6 +215,10 @@ void GraphBuilder::build(const onnx::GraphProto& gp) {
   }
 
   // Nodes: check that every value is defined exactly once.
+  *model_nodes_ += gp.node_size();
+  if (*model_nodes_ > kMaxNodes)
+    fail("{}: the model has more than {} nodes (subgraphs included), the most strata accepts", path,
+         kMaxNodes);
   std::set<std::string> produced;
   for (int i = 0; i < gp.node_size(); ++i) {
     const onnx::NodeProto& np = gp.node(i);

@@ -22,6 +22,7 @@ class IdentityOp final : public Op {
       fail("Dropout with is_test=0 (training, before opset 7) is not supported");
     // Training mode makes the output random, so it must never be folded ahead of time.
     const Tensor* training = node.has_input(2) ? node.constant_input(2) : nullptr;
+    if (training && training->numel() != 1) fail("input 'training_mode' must be a scalar");
     may_train_ = is_dropout_ && node.has_input(2) && (!training || training->to_int64().at(0) != 0);
   }
 
@@ -35,6 +36,8 @@ class IdentityOp final : public Op {
     if (ctx.num_outputs() > 1) ctx.set_output(1, DType::kBool, src.shape);  // Dropout mask
     if (ctx.has_input(1) && ctx.input(1).value && ctx.input(1).value->numel() != 1)
       fail("input 'ratio' must be a scalar");
+    if (ctx.has_input(2) && ctx.input(2).value && ctx.input(2).value->numel() != 1)
+      fail("input 'training_mode' must be a scalar");
     if (src.value && !may_train_) ctx.set_output_value(0, *src.value);
   }
 
@@ -51,6 +54,9 @@ class IdentityOp final : public Op {
       dst = src;
       return;
     }
+    for (size_t i : {1, 2})  // values known only now: infer could not check them
+      if (ctx.has_input(i) && ctx.input(i).numel() != 1)
+        fail("input '{}' must be a scalar", i == 1 ? "ratio" : "training_mode");
     const double ratio = ctx.has_input(1) ? ctx.input(1).to_double().at(0) : default_ratio_;
     const bool training = ctx.has_input(2) && ctx.input(2).to_int64().at(0) != 0;
     if (training && ratio != 0) {

@@ -66,6 +66,7 @@ class LayerNormOp final : public Op {
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
     if (!is_float(x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
+    if (!ctx.has_input(1)) fail("input 'Scale' is required");
     const int64_t axis = normalize_axis(axis_, x.shape.rank());
     const Shape normalized(x.shape.dims().subspan(size_t(axis)));
     static const char* const kNames[] = {"Scale", "B"};

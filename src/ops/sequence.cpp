@@ -6,6 +6,8 @@
 // steps, and rules that read a list's items (SequenceAt's shape) need its value, known then.
 #include <cstring>
 
+#include "core/checked.h"
+#include "core/run_memory.h"
 #include "ops/op.h"
 
 namespace strata::ops {
@@ -85,6 +87,9 @@ class SequenceConstructOp final : public ListOp {
     ctx.set_list_output(0, ValueKind::kSequence, ctx.dtype(0));
   }
   void run(KernelContext& ctx) const override {
+    int64_t data = 0;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) data += int64_t(ctx.input(i).nbytes());
+    charge_run_memory(list_bytes(int64_t(ctx.num_inputs()), data), "the sequence of output", 0);
     std::vector<Tensor> items;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) items.push_back(ctx.input(i).clone());
     ctx.output(0) = Tensor::sequence(ctx.input(0).dtype(), std::move(items));
@@ -124,6 +129,10 @@ class SequenceInsertOp final : public ListOp {
   }
   void run(KernelContext& ctx) const override {
     const Tensor& seq = ctx.input(0);
+    // The whole list, though its old items are shared: a Loop that inserts one item per
+    // iteration meets the limit when the list it carries grows past it.
+    charge_run_memory(list_bytes(seq.items()), "the sequence of output", 0);
+    charge_run_memory(list_bytes(1, int64_t(ctx.input(1).nbytes())), "the sequence of output", 0);
     std::vector<Tensor> items = seq.items();
     const int64_t at = ctx.has_input(2) ? position(ctx.input(2), int64_t(items.size()), true)
                                         : int64_t(items.size());
@@ -186,24 +195,30 @@ class SplitToSequenceOp final : public ListOp {
   void infer(InferContext& ctx) const override {
     tensor_input(ctx, 0);
     normalize_axis(axis_, ctx.shape(0).rank());
+    if (ctx.has_input(1)) tensor_input(ctx, 1);  // a list here would have no values to split by
     if (ctx.has_input(1) && ctx.dtype(1) != DType::kI64 && ctx.dtype(1) != DType::kI32)
       fail("input 'split' must be int32 or int64, not {}", dtype_name(ctx.dtype(1)));
     ctx.set_list_output(0, ValueKind::kSequence, ctx.dtype(0));
   }
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
+    if (x.rank() == 0) fail("input 'input' is a scalar: there is no axis to split along");
     const int64_t axis = normalize_axis(axis_, x.rank());
     const int64_t length = x.dim(axis);
     std::vector<int64_t> sizes;
     bool squeeze = false;
     if (!ctx.has_input(1)) {  // pieces of 1, squeezed unless keepdims
+      // Before the list of sizes: an axis of 2^40 empty slices is a list of 2^40 tensors.
+      charge_pieces(x, length);
       sizes.assign(size_t(length), 1);
       squeeze = !keepdims_;
     } else {
       const Tensor& split = ctx.input(1);
       const std::vector<int64_t> v = split.to_int64();
+      if (!split.is_tensor()) fail("input 'split' must be a tensor, not a list");
       if (split.rank() == 0) {  // pieces of v[0], the last one smaller
         if (v[0] <= 0) fail("input 'split' must be positive, not {}", v[0]);
+        charge_pieces(x, length / v[0] + 1);
         for (int64_t at = 0; at < length; at += v[0]) sizes.push_back(std::min(v[0], length - at));
       } else {
         int64_t total = 0;
@@ -213,6 +228,7 @@ class SplitToSequenceOp final : public ListOp {
         }
         if (total != length)
           fail("input 'split' sums to {} but the axis has {} elements", total, length);
+        charge_pieces(x, int64_t(v.size()));
         sizes = v;
       }
     }
@@ -232,6 +248,9 @@ class SplitToSequenceOp final : public ListOp {
   }
 
  private:
+  static void charge_pieces(const Tensor& x, int64_t pieces) {
+    charge_run_memory(list_bytes(pieces, int64_t(x.nbytes())), "the sequence of output", 0);
+  }
   int64_t axis_;
   bool keepdims_;
 };
@@ -243,14 +262,16 @@ class ConcatFromSequenceOp final : public ListOp {
   void infer(InferContext& ctx) const override {
     const Meta& seq = list_input(ctx, 0, ValueKind::kSequence);
     if (!seq.value) throw NotStatic();  // the items' shapes: while running
-    const Tensor t = concat(*seq.value);
-    ctx.set_output(0, t.dtype(), Shape::of(t.shape()));
+    std::vector<std::vector<int64_t>> shapes;
+    const std::vector<int64_t> out_shape = concat_shape(seq.value->items(), shapes);
+    ctx.set_output(0, seq.value->items()[0].dtype(), Shape::of(out_shape));
   }
   void run(KernelContext& ctx) const override { put(ctx.output(0), concat(ctx.input(0))); }
 
  private:
-  Tensor concat(const Tensor& seq) const {
-    const std::vector<Tensor>& items = seq.items();
+  // The output's shape (checking the items fit together) and each item's, with the new axis.
+  std::vector<int64_t> concat_shape(const std::vector<Tensor>& items,
+                                    std::vector<std::vector<int64_t>>& shapes) const {
     if (items.empty()) fail("cannot concatenate an empty sequence");
     const Tensor& first = items[0];
     const int64_t rank = first.rank() + (new_axis_ ? 1 : 0);
@@ -258,7 +279,6 @@ class ConcatFromSequenceOp final : public ListOp {
     std::vector<int64_t> base = first.shape();
     if (new_axis_) base.insert(base.begin() + axis, 1);
     int64_t total = 0;
-    std::vector<std::vector<int64_t>> shapes;
     for (size_t i = 0; i < items.size(); ++i) {
       std::vector<int64_t> s = items[i].shape();
       if (new_axis_) s.insert(s.begin() + axis, 1);
@@ -269,11 +289,23 @@ class ConcatFromSequenceOp final : public ListOp {
         if (d != axis && s[size_t(d)] != base[size_t(d)])
           fail("item {} has shape {}, unlike item 0's {} off axis {}", i, items[i].shape_str(),
                first.shape_str(), axis);
-      total += s[size_t(axis)];
+      total = checked_add(total, s[size_t(axis)]);
       shapes.push_back(std::move(s));
     }
     std::vector<int64_t> out_shape = base;
     out_shape[size_t(axis)] = total;
+    return out_shape;
+  }
+
+  Tensor concat(const Tensor& seq) const {
+    const std::vector<Tensor>& items = seq.items();
+    std::vector<std::vector<int64_t>> shapes;
+    const std::vector<int64_t> out_shape = concat_shape(items, shapes);
+    const Tensor& first = items[0];
+    const int64_t rank = int64_t(out_shape.size());
+    const int64_t axis = normalize_axis(axis_, rank);
+    const int64_t total = out_shape[size_t(axis)];
+    std::vector<int64_t> base = out_shape;
     Tensor out = Tensor::zeros(first.dtype(), out_shape);
     int64_t outer = 1, inner = int64_t(dtype_size(first.dtype()));
     for (int64_t d = 0; d < axis; ++d) outer *= base[size_t(d)];

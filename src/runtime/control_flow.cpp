@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/run_memory.h"
 #include "ops/control_flow.h"
 
 namespace strata::runtime {
@@ -76,21 +77,19 @@ Tensor stack_along(const std::vector<Tensor>& slices, int64_t axis, bool reverse
 }
 
 // Collects one scan output's slices, checking that they keep one dtype and shape and stay within
-// the memory limit.
+// the run's memory limit (core/run_memory.h).
 struct Stack {
   std::vector<Tensor> slices;
-  int64_t bytes = 0;
-  void add(Tensor t, size_t k, int64_t max_bytes) {
+  void add(Tensor t, size_t k) {
     if (!slices.empty() && (t.dtype() != slices[0].dtype() || t.shape() != slices[0].shape()))
       fail(
           "its body gave scan output {} as {}{} after {}{} at iteration 0: scan outputs must keep "
           "one shape",
           k, dtype_name(t.dtype()), t.shape_str(), dtype_name(slices[0].dtype()),
           slices[0].shape_str());
-    bytes = checked_add(bytes, int64_t(t.nbytes()));
-    if (bytes > max_bytes)
-      fail("its scan output {} grew past the memory limit of {} bytes after {} iterations", k,
-           max_bytes, slices.size() + 1);
+    // Counted with the run's other allocations: every scan output grows at once, and the
+    // stacked result is as large again.
+    charge_run_memory(checked_mul(int64_t(t.nbytes()), 2), "scan output", int64_t(k));
     slices.push_back(std::move(t));
   }
 };
@@ -221,8 +220,7 @@ std::vector<Tensor> SubgraphRunner::run_loop(
     std::vector<Tensor> out = run_body(bodies_[0], args, inputs, constants, deadline);
     cond = truth(out[0], "the body's condition output");
     for (size_t v = 0; v < carried; ++v) state[v] = std::move(out[1 + v]);
-    for (size_t k = 0; k < scans; ++k)
-      stacks[k].add(std::move(out[1 + carried + k]), k, options_.max_memory_bytes);
+    for (size_t k = 0; k < scans; ++k) stacks[k].add(std::move(out[1 + carried + k]), k);
   }
   std::vector<Tensor> result = std::move(state);
   for (size_t k = 0; k < scans; ++k) {
@@ -345,8 +343,7 @@ std::vector<Tensor> SubgraphRunner::scan_once(
     for (const Tensor& s : slices) args.push_back(&s);
     std::vector<Tensor> out = run_body(bodies_[0], args, node_inputs, constants, deadline);
     for (size_t v = 0; v < states; ++v) state[v] = std::move(out[v]);
-    for (size_t k = 0; k < scans; ++k)
-      stacks[k].add(std::move(out[states + k]), k, options_.max_memory_bytes);
+    for (size_t k = 0; k < scans; ++k) stacks[k].add(std::move(out[states + k]), k);
   }
   std::vector<Tensor> result = std::move(state);
   for (size_t k = 0; k < scans; ++k) {

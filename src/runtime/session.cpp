@@ -9,6 +9,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/run_memory.h"
 #include "kernels/omp_threads.h"
 #include "ops/string_ops.h"
 #include "passes/infer_shapes.h"
@@ -538,9 +539,7 @@ void Session::run_dynamic_step(size_t s) {
     }
     const std::vector<int64_t> dims = out[j].shape.values();
     const int64_t bytes = checked_mul(checked_numel(dims), int64_t(dtype_size(out[j].dtype)));
-    if (bytes > options_.max_memory_bytes)
-      fail("output {} needs {} bytes, over the memory limit of {} bytes", j, bytes,
-           options_.max_memory_bytes);
+    charge_run_memory(bytes, "output", int64_t(j));
     *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
   }
 }
@@ -578,6 +577,9 @@ void Session::run(const std::vector<const Tensor*>& inputs) {
 
 void Session::run(const std::vector<const Tensor*>& inputs, const Deadline& deadline) {
   deadline_ = deadline;
+  const RunMemoryScope memory(
+      options_.max_memory_bytes,
+      checked_add(stats_.arena_bytes, checked_add(stats_.constant_bytes, stats_.packed_bytes)));
   const std::vector<ir::ValueId> bound = bound_values();
   if (inputs.size() != bound.size())
     fail("the model has {} inputs but {} were given", bound.size(), inputs.size());
