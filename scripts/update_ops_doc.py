@@ -31,6 +31,15 @@ def ops():
     return sorted(set(re.findall(r"^STRATA_OP\((\w+),", text, re.M)), key=str.lower)
 
 
+def domain_ops():
+    """The ops of the other domains, from src/ops/domain_op_list.inc, as "domain: Op, Op"."""
+    text = open(os.path.join(ROOT, "src", "ops", "domain_op_list.inc")).read()
+    by_domain = collections.defaultdict(list)
+    for domain, name in re.findall(r'^STRATA_DOMAIN_OP\("([\w.]+)", (\w+),', text, re.M):
+        by_domain[domain].append(name)
+    return "; ".join(f"{d}: {', '.join(sorted(n, key=str.lower))}" for d, n in by_domain.items())
+
+
 def max_opset():
     text = open(os.path.join(ROOT, "src", "onnx", "loader.h")).read()
     return int(re.search(r"kMaxOpset = (\d+)", text).group(1))
@@ -58,11 +67,11 @@ def main():
     passing = sum(t["pass"] for t in table.values())
     doc = f"""# What strata runs
 
-<!-- Written by scripts/update_ops_doc.py from src/ops/op_list.inc and a conformance run. -->
+<!-- Written by scripts/update_ops_doc.py from src/ops/op_list.inc, domain_op_list.inc and a conformance run. -->
 
 ONNX files of IR version 3 and later, ai.onnx opsets 7 to {max_opset()} (older files run with their
 legacy attributes where strata knows them; newer opsets with a warning). The {len(names)} ops (ai.onnx
-domain): {", ".join(names)}.
+domain): {", ".join(names)}. Other domains: {domain_ops()}.
 
 Every op has a plain reference kernel (`src/ops/`); the fast kernels are in docs/kernels.md.
 Conformance with ONNX's own backend tests (ONNX's rule: rtol 1e-3, atol 1e-7), beside the passes of

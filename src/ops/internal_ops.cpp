@@ -1,5 +1,7 @@
 #include "ops/internal_ops.h"
 
+#include "ops/domain_ops.h"
+
 namespace strata::ops {
 
 #define STRATA_INTERNAL_OP(type, family) std::unique_ptr<Op> make_##family(const NodeInfo& node);
@@ -28,7 +30,7 @@ OpFactory find_internal_op(std::string_view op_type) {
 OpFactory find_op_in_domain(std::string_view domain, std::string_view op_type) {
   if (domain.empty() || domain == "ai.onnx") return find_op(op_type);
   if (domain == kStrataDomain) return find_internal_op(op_type);
-  return nullptr;
+  return find_domain_op(domain, op_type);
 }
 
 }  // namespace strata::ops

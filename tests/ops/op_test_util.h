@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/domain_ops.h"
 #include "ops/internal_ops.h"
 #include "ops/op.h"
 
@@ -18,6 +19,7 @@ struct OpCall {
   std::map<std::string, ir::Attribute> attributes = {};
   std::vector<Tensor> inputs = {};  // an undefined Tensor() stands for an omitted optional input
   size_t num_outputs = 1;
+  std::string domain = {};  // "" for ai.onnx; "ai.onnx.ml", "ai.onnx.preview.training"
 };
 
 // A call of op_type at opset with attributes; inputs are added by the caller.
@@ -102,6 +104,7 @@ inline std::vector<Tensor> run_op(const OpCall& call) {
   }
   ops::OpFactory factory = ops::find_op(call.op_type);
   if (!factory) factory = ops::find_internal_op(call.op_type);  // FusedConv, FusedMatMul
+  if (!factory) factory = ops::find_domain_op(call.domain, call.op_type);
   if (!factory) ADD_FAILURE() << "op not registered: " << call.op_type;
   ops::NodeInfo info(graph, node, call.opset);
   std::unique_ptr<ops::Op> op = factory(info);
