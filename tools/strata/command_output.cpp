@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "report/progress.h"
+#include "report/terminal.h"
+
 namespace strata::cli {
 
 WarningSink print_warnings(std::vector<std::string>* kept) {
@@ -11,6 +14,10 @@ WarningSink print_warnings(std::vector<std::string>* kept) {
                warning);
     if (kept) kept->push_back(warning);
   };
+}
+
+void clear_progress_line() {
+  report::stderr_progress().clear();
 }
 
 }  // namespace strata::cli

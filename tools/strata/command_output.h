@@ -14,4 +14,7 @@ using WarningSink = std::function<void(const std::string&)>;
 // report) when given.
 WarningSink print_warnings(std::vector<std::string>* kept = nullptr);
 
+// Erases the progress line left on the terminal (before an error line replaces it).
+void clear_progress_line();
+
 }  // namespace strata::cli

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "command_output.h"
 #include "strata/strata.h"  // the public API: Error, ErrorCode, version()
 
 int main(int argc, char** argv) {
@@ -29,20 +30,19 @@ int main(int argc, char** argv) {
     return int(strata::ErrorCode::kBadInput);
   }
   // The error line replaces a progress line left on the terminal.
-  auto& progress = strata::report::stderr_progress();
   try {
     for (const strata::cli::Command& command : commands)
       if (command.subcommand->parsed()) return command.execute();
   } catch (const strata::Error& e) {
-    progress.clear();
+    strata::cli::clear_progress_line();
     fmt::print(stderr, "strata: error: {}\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    progress.clear();
+    strata::cli::clear_progress_line();
     fmt::print(stderr, "strata: error: out of memory\n");
     return int(strata::ErrorCode::kBadInput);
   } catch (const std::exception& e) {
-    progress.clear();
+    strata::cli::clear_progress_line();
     fmt::print(stderr, "strata: internal error: {}\n", e.what());
     return int(strata::ErrorCode::kInternal);
   }
