@@ -35,6 +35,15 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The sum of a kernel's last values: the result every step depends on, so the compiler keeps the
+// work. Integer lanes are summed in 64 bits (their sum can pass int32's range).
+template <typename Sum, typename Lane, size_t N>
+float sum_lanes(const Lane (&lanes)[N]) {
+  Sum sum = 0;
+  for (Lane x : lanes) sum += x;
+  return float(sum);
+}
+
 // Each kernel runs `steps` rounds of kChains fused multiply-adds and returns a value that depends
 // on every one of them, so the compiler keeps the work.
 __attribute__((target("avx512f"))) float fma_avx512(int64_t steps) {
@@ -46,9 +55,7 @@ __attribute__((target("avx512f"))) float fma_avx512(int64_t steps) {
   for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
   alignas(64) float lanes[16];  // not _mm512_reduce_add_ps: GCC 12 warns inside it
   _mm512_store_ps(lanes, acc[0]);
-  float sum = 0;
-  for (float x : lanes) sum += x;
-  return sum;
+  return sum_lanes<float>(lanes);
 }
 
 __attribute__((target("avx2,fma"))) float fma_avx2(int64_t steps) {
@@ -60,9 +67,7 @@ __attribute__((target("avx2,fma"))) float fma_avx2(int64_t steps) {
   for (int c = 1; c < kChains; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc[0]);
-  float sum = 0;
-  for (float x : lanes) sum += x;
-  return sum;
+  return sum_lanes<float>(lanes);
 }
 
 float fma_scalar(int64_t steps) {
@@ -70,9 +75,7 @@ float fma_scalar(int64_t steps) {
   for (int c = 0; c < kChains; ++c) acc[c] = float(c);
   for (int64_t i = 0; i < steps; ++i)
     for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * kMul + kAdd;
-  float sum = 0;
-  for (float x : acc) sum += x;
-  return sum;
+  return sum_lanes<float>(acc);
 }
 
 // int8 dot products, u8 × s8 summed in groups of four into int32 lanes (what oneDNN's int8
@@ -87,9 +90,7 @@ __attribute__((target("avx512f,avx512vnni"))) float dot_vnni512(int64_t steps) {
   for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_epi32(acc[0], acc[c]);
   alignas(64) int32_t lanes[16];
   _mm512_store_si512(lanes, acc[0]);
-  int64_t sum = 0;
-  for (int32_t x : lanes) sum += x;
-  return float(sum);
+  return sum_lanes<int64_t>(lanes);
 }
 
 __attribute__((target("avx512bw"))) float dot_avx512bw(int64_t steps) {
@@ -102,9 +103,7 @@ __attribute__((target("avx512bw"))) float dot_avx512bw(int64_t steps) {
   for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_epi32(acc[0], acc[c]);
   alignas(64) int32_t lanes[16];
   _mm512_store_si512(lanes, acc[0]);
-  int64_t sum = 0;
-  for (int32_t x : lanes) sum += x;
-  return float(sum);
+  return sum_lanes<int64_t>(lanes);
 }
 
 __attribute__((target("avx2"))) float dot_avx2(int64_t steps) {
@@ -117,9 +116,7 @@ __attribute__((target("avx2"))) float dot_avx2(int64_t steps) {
   for (int c = 1; c < kChains; ++c) acc[0] = _mm256_add_epi32(acc[0], acc[c]);
   alignas(32) int32_t lanes[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc[0]);
-  int64_t sum = 0;
-  for (int32_t x : lanes) sum += x;
-  return float(sum);
+  return sum_lanes<int64_t>(lanes);
 }
 
 float dot_scalar(int64_t steps) {
@@ -128,9 +125,7 @@ float dot_scalar(int64_t steps) {
   volatile int8_t b = -1;  // keeps the compiler from folding the sums
   for (int64_t i = 0; i < steps; ++i)
     for (int c = 0; c < kChains; ++c) acc[c] += int32_t(uint8_t(1)) * b;
-  int64_t sum = 0;
-  for (int32_t x : acc) sum += x;
-  return float(sum);
+  return sum_lanes<int64_t>(acc);
 }
 
 // A loop of kChains independent chains and how many operations (2 per multiply-add) one step of
