@@ -156,6 +156,13 @@ class Model:
         self.reference = {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir)}
         self.reference_fp64 = {f[:-4]: np.load(os.path.join(fp64_dir, f))
                                for f in os.listdir(fp64_dir)}
+        # Quantized models (export_models.QUANTIZED): the reference is ONNX Runtime's int8 output
+        # and an engine agrees when every element is within one quantization step of it.
+        steps = os.path.join(os.path.dirname(out_dir), "quantization.json")
+        self.steps = None
+        if os.path.exists(steps):
+            with open(steps) as f:
+                self.steps = json.load(f)["output_steps"]
 
 
 # --- running one process ---------------------------------------------------------------------
@@ -191,11 +198,12 @@ def run_process(engine, model, threads, warmup, iters, work):
     return report
 
 
-def agreement(outputs, reference, reference_fp64):
+def agreement(outputs, reference, reference_fp64, steps=None):
     """Worst element-wise comparison with PyTorch's fp32 output (rtol/atol as numpy.isclose) and
-    the largest absolute difference from the float64 run."""
+    the largest absolute difference from the float64 run. With steps ({output: quantization
+    step}, quantized models), the rule is |got - reference| <= one step instead."""
     bad = total = 0
-    max_abs = max_abs64 = 0.0
+    max_abs = max_abs64 = max_steps = 0.0
     for name, ref in reference.items():
         if name not in outputs:
             return {"ok": False, "problem": f"output '{name}' missing"}
@@ -204,12 +212,20 @@ def agreement(outputs, reference, reference_fp64):
             return {"ok": False, "problem": f"output '{name}' has shape {got.shape}, "
                                             f"expected {ref.shape}"}
         diff = np.abs(got - ref)
-        bad += int(np.sum(~(diff <= ATOL + RTOL * np.abs(ref))))
+        if steps:
+            # 1e-3 of a step: the step's own float32 rounding.
+            bad += int(np.sum(~(diff <= steps[name] * 1.001)))
+            max_steps = max(max_steps, float(np.nanmax(diff)) / steps[name] if diff.size else 0)
+        else:
+            bad += int(np.sum(~(diff <= ATOL + RTOL * np.abs(ref))))
         total += ref.size
         max_abs = max(max_abs, float(np.nanmax(diff)) if diff.size else 0.0)
         max_abs64 = max(max_abs64, float(np.nanmax(np.abs(got - reference_fp64[name]))))
-    return {"ok": bad == 0, "mismatches": bad, "elements": total, "max_abs": max_abs,
-            "max_abs_fp64": max_abs64}
+    result = {"ok": bad == 0, "mismatches": bad, "elements": total, "max_abs": max_abs,
+              "max_abs_fp64": max_abs64}
+    if steps:
+        result["max_steps"] = max_steps
+    return result
 
 
 def pytorch_own_error(model):
@@ -278,7 +294,8 @@ def bench_model(model, threads, engines, args, work, log):
                 res["prepare"].append(engine.prepare_ms(rep))
             res["rss"].append(rep["peak_rss_kib"])
             res["agree"] = worse(res["agree"],
-                                 agreement(rep["outputs"], model.reference, model.reference_fp64))
+                                 agreement(rep["outputs"], model.reference, model.reference_fp64,
+                                           model.steps))
             if "blas" in rep:
                 res["blas"] = rep["blas"]
             line.append(f"{engine.name} {statistics.median(ms):.1f}")
@@ -326,6 +343,8 @@ def fmt_agree(a):
     if "problem" in a:
         return "MISMATCH: " + a["problem"]
     head = "ok" if a["ok"] else f"{a['mismatches']}/{a['elements']} off"
+    if "max_steps" in a:  # a quantized model: against ONNX Runtime's output, in its steps
+        return f"{head}, max {a['max_steps']:.1f} steps of ORT's (fp32 model: {a['max_abs_fp64']:.1e})"
     return f"{head}, max abs {a['max_abs']:.1e} (fp64: {a['max_abs_fp64']:.1e})"
 
 
@@ -467,7 +486,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="strata-compare-") as work:
         for name in names:
             model = Model(name, a.models_dir)
-            own_errors.append(f"{name} {pytorch_own_error(model)}")
+            if model.steps is None:  # quantized models' reference is ONNX Runtime's int8 run
+                own_errors.append(f"{name} {pytorch_own_error(model)}")
             for threads in thread_counts:
                 log(f"{name}, {threads} thread{'s' if threads > 1 else ''}:")
                 results = bench_model(model, threads, engines, a, work, log)

@@ -439,6 +439,18 @@ LIGHT = sorted(f[:-5] for f in os.listdir(LIGHT_DIR) if f.endswith(".onnx")) \
 MODELS.update({name: None for name in LIGHT})
 
 
+# Quantized models (issue 13): an exported FP32 model run through bench/quantize.py, the way ONNX
+# Runtime's quantizer lays them out. No PyTorch module runs them; their reference output is ONNX
+# Runtime's (bench/ort_runner.js, installed by bench/setup_peers.sh), and NAME/quantization.json
+# holds each output's quantization step, compare.py's unit of agreement.
+QUANTIZED = {
+    "resnet50_qdq": ("resnet50", ["--mode", "static", "--per-channel"]),
+    "mobilenet_v2_qdq": ("mobilenet_v2", ["--mode", "static", "--per-channel"]),
+    "bert_base_dynamic": ("bert_base", ["--mode", "dynamic"]),
+}
+MODELS.update({name: None for name in QUANTIZED})
+
+
 def build_model(name):
     """(model in eval mode, {input name: tensor}, [output names]); same weights every call."""
     torch.manual_seed(SEED)
@@ -488,6 +500,53 @@ def import_light(name, out_dir):
     print(f"{name}: imported from {source}")
 
 
+def output_step(onnx_path, output, reference):
+    """One quantization step of a graph output: the scale of the DequantizeLinear that writes it,
+    else an 8-bit step over the reference's range (outputs computed in float after the last
+    quantized layer, as in dynamically quantized models)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(onnx_path).graph
+    inits = {t.name: t for t in graph.initializer}
+    for n in graph.node:
+        if n.op_type == "DequantizeLinear" and n.output[0] == output and n.input[1] in inits:
+            scale = numpy_helper.to_array(inits[n.input[1]])
+            if scale.size == 1:
+                return float(scale)
+    return float(reference.max() - reference.min()) / 255.0
+
+
+def export_quantized(name, out_dir, force):
+    import json
+    import shutil
+    import subprocess
+
+    base, args = QUANTIZED[name]
+    export(base, out_dir, force=False)
+    base_onnx, base_in, _, base_fp64 = paths(out_dir, base)
+    onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "quantize.py"), base_onnx, onnx_path,
+                    "--inputs", base_in, *args], check=True)
+    for src, dst in [(base_in, in_dir), (base_fp64, out_dir_fp64)]:
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(src, dst)
+    runner = os.path.join(here, "ort_runner.js")
+    if not os.path.isdir(os.path.join(here, "node_modules", "onnxruntime-node")):
+        sys.exit(f"{name}: its reference output is ONNX Runtime's: run bench/setup_peers.sh")
+    shutil.rmtree(out_dir_ref, ignore_errors=True)
+    subprocess.run(["node", runner, "--model", onnx_path, "--inputs", in_dir, "--threads", "1",
+                    "--warmup", "0", "--iters", "1", "--outputs", out_dir_ref, "--json",
+                    os.path.join(os.path.dirname(out_dir_ref), "ort_reference.json")],
+                   check=True, stderr=subprocess.DEVNULL)
+    steps = {f[:-4]: output_step(onnx_path, f[:-4], np.load(os.path.join(out_dir_ref, f)))
+             for f in os.listdir(out_dir_ref)}
+    with open(os.path.join(os.path.dirname(out_dir_ref), "quantization.json"), "w") as f:
+        json.dump({"from": base, "quantize": args, "output_steps": steps}, f, indent=1)
+    print(f"{name}: {base} quantized ({' '.join(args)}); reference output from ONNX Runtime")
+
+
 def export(name, out_dir, force):
     onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
     if os.path.exists(onnx_path) and os.path.isdir(out_dir_fp64) and not force:
@@ -495,6 +554,9 @@ def export(name, out_dir, force):
         return
     if name in LIGHT:
         import_light(name, out_dir)
+        return
+    if name in QUANTIZED:
+        export_quantized(name, out_dir, force)
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)
