@@ -46,6 +46,8 @@ class DirectConv {
 
 // The attributes of a Conv op, or nullptr when `op` is not one.
 const ConvAttributes* conv_attributes(const Op& op);
+// The attributes of a QLinearConv op (src/ops/quantized_conv.cpp), or nullptr when `op` is not one.
+const ConvAttributes* qlinear_conv_attributes(const Op& op);
 
 std::unique_ptr<Op> make_conv(const NodeInfo& node);
 

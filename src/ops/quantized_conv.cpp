@@ -61,6 +61,9 @@ class QuantizedConvOp final : public Op {
     return c;
   }
 
+  bool is_qlinear() const { return qlinear_; }
+  const ConvAttributes& attributes() const { return attrs_; }
+
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(weights());
@@ -138,6 +141,11 @@ class QuantizedConvOp final : public Op {
 };
 
 }  // namespace
+
+const ConvAttributes* qlinear_conv_attributes(const Op& op) {
+  const auto* conv = dynamic_cast<const QuantizedConvOp*>(&op);
+  return conv && conv->is_qlinear() ? &conv->attributes() : nullptr;
+}
 
 std::unique_ptr<Op> make_quantized_conv(const NodeInfo& node) {
   return std::make_unique<QuantizedConvOp>(node);

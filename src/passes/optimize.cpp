@@ -8,6 +8,7 @@
 #include "passes/fuse_conv.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul.h"
+#include "passes/fuse_qdq.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/sink_transposes.h"
 
@@ -15,6 +16,7 @@ namespace strata::passes {
 
 std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   std::vector<PassRecord> records;
+  records.push_back({"fuse_qdq_conv", fuse_qdq_conv(graph)});  // before folding: see fuse_qdq.h
   records.push_back({"fold_constants", fold_constants(graph)});
   records.push_back({"sink_transposes", sink_transposes(graph)});
   records.push_back({"fold_pad", fold_pad(graph)});

@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/silu.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn/conv_geometry.h"
 #include "kernels/onednn/onednn.h"
 #include "kernels/onednn/version.h"
 #include "ops/fused_conv.h"
@@ -227,23 +228,12 @@ class ConvKernel final : public Kernel {
     const std::vector<int64_t> x_shape = r.input(0).shape.values();
     const std::vector<int64_t> w_shape = r.input(1).shape.values();
     const std::vector<int64_t> y_shape = r.output(0).shape.values();
-    const ops::Window window = ops::with_forward_pads(
-        ops::resolve_conv_window(setup.attrs->window, r.input(0).shape, r.input(1).shape),
-        ops::spatial_dims(x_shape));
-    memory::dims strides, dilations, pads_begin, pads_end;
-    for (size_t d = 0; d < window.rank(); ++d) {
-      strides.push_back(window.strides[d]);
-      dilations.push_back(window.dilations[d] - 1);  // oneDNN counts the gaps
-      pads_begin.push_back(window.pads_begin[d]);
-      pads_end.push_back(window.pads_end[d]);
-    }
-    // Grouped weights: [M, C/g, k...] is [g, M/g, C/g, k...] in the same memory order.
+    const OnednnConvGeometry geometry =
+        onednn_conv_geometry(*setup.attrs, r.input(0).shape, r.input(1).shape);
+    const memory::dims &strides = geometry.strides, &dilations = geometry.dilations,
+                       &pads_begin = geometry.pads_begin, &pads_end = geometry.pads_end;
     const int64_t group = setup.attrs->group;
-    std::vector<int64_t> w_dims = w_shape;
-    if (group > 1) {
-      w_dims[0] = w_shape[0] / group;
-      w_dims.insert(w_dims.begin(), group);
-    }
+    const std::vector<int64_t>& w_dims = geometry.w_dims;
     const memory::desc w_plain = desc_of(w_dims, Layout::kPlain);
     const memory::desc w_any(dims_of(w_dims), memory::data_type::f32, memory::format_tag::any);
     const bool has_bias = r.has_input(2);

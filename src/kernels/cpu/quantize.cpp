@@ -1,0 +1,190 @@
+// QuantizeLinear (float32 → uint8/int8) and DequantizeLinear (uint8/int8 → float32) with one scale
+// and zero point for the whole tensor, the layout QDQ models put between their quantized layers.
+// The same arithmetic as the reference kernels (src/ops/quantize.cpp), so the results are equal:
+// x / scale in float32, rounded half to even, plus the zero point, saturated; (q - zero point) ·
+// scale in float32 (exact before its one rounding, as the reference's double product is). AVX-512
+// where the CPU has it. Element-wise, so any layout without padding (plain, channels-last) is read
+// and written as it comes. Per-axis and blocked parameters stay on the reference kernel.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/kernel.h"
+
+namespace strata::kernels::cpu {
+
+namespace {
+
+bool is_8_bit(DType t) {
+  return t == DType::kU8 || t == DType::kI8;
+}
+
+bool is_quantize(const ir::Node& node) {
+  return node.op_type == "QuantizeLinear";
+}
+
+bool serves(const ir::Node& node) {
+  return (node.domain.empty() || node.domain == "ai.onnx") &&
+         (node.op_type == "QuantizeLinear" || node.op_type == "DequantizeLinear");
+}
+
+Verdict supports(const NodeRequest& r) {
+  const DType in = r.input(0).dtype, out = r.output(0).dtype;
+  const bool quantize = is_quantize(r.node);
+  if (quantize ? !(in == DType::kF32 && is_8_bit(out)) : !(is_8_bit(in) && out == DType::kF32))
+    return Verdict::no("float32 to or from uint8/int8 only");
+  if (!r.input(1).value || r.input(1).value->numel() != 1 || r.input(1).dtype != DType::kF32)
+    return Verdict::no("the scale is not one constant float32 (per-axis or blocked)");
+  if (r.has_input(2) && (!r.input(2).value || r.input(2).value->numel() != 1))
+    return Verdict::no("the zero point is not one constant");
+  if (!(r.input(1).value->to_double()[0] > 0))
+    return Verdict::no("the scale is not positive (the reference kernel says so)");
+  const Layout layout = r.input_layouts[0];
+  if (layout != Layout::kPlain && layout != Layout::kChannelsLast)
+    return Verdict::no("blocked layouts carry padding: the input is made plain first");
+  return Verdict::yes("per-tensor scale and zero point");
+}
+
+// GCC 12 takes the intrinsics' deliberately undefined pass-through operands for uninitialised
+// values once they are inlined here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define STRATA_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
+
+// 16 floats to 16 Q values: x / scale rounded half to even, plus the zero point, saturated.
+template <class Q>
+STRATA_AVX512BW __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+  const __m512 lo = _mm512_set1_ps(float(std::numeric_limits<Q>::lowest()));
+  const __m512 hi = _mm512_set1_ps(float(std::numeric_limits<Q>::max()));
+  const __m512 v =
+      _mm512_roundscale_ps(_mm512_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512i q =
+      _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zero_point), lo), hi));
+  if constexpr (std::is_signed_v<Q>)
+    return _mm512_cvtsepi32_epi8(q);
+  else
+    return _mm512_cvtusepi32_epi8(q);
+}
+
+// 16 Q values to 16 floats: (q - zero point) · scale.
+template <class Q>
+STRATA_AVX512BW __m512 dequantize16(__m128i q, __m512 scale, __m512 zero_point) {
+  __m512i wide;
+  if constexpr (std::is_signed_v<Q>)
+    wide = _mm512_cvtepi8_epi32(q);
+  else
+    wide = _mm512_cvtepu8_epi32(q);
+  return _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(wide), zero_point), scale);
+}
+
+template <class Q>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void quantize_avx512(const float* x, Q* y,
+                                                                          int64_t n, float scale,
+                                                                          float zero_point) {
+  const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zero_point);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     quantize16<Q>(_mm512_loadu_ps(x + i), s, z));
+  if (i < n) {
+    const __mmask16 tail = __mmask16((1u << (n - i)) - 1);
+    _mm_mask_storeu_epi8(y + i, tail, quantize16<Q>(_mm512_maskz_loadu_ps(tail, x + i), s, z));
+  }
+}
+
+template <class Q>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void dequantize_avx512(const Q* x, float* y,
+                                                                            int64_t n, float scale,
+                                                                            float zero_point) {
+  const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zero_point);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(
+        y + i, dequantize16<Q>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)), s, z));
+  if (i < n) {
+    const __mmask16 tail = __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, tail, dequantize16<Q>(_mm_maskz_loadu_epi8(tail, x + i), s, z));
+  }
+}
+
+#pragma GCC diagnostic pop
+
+template <class Q>
+void quantize_scalar(const float* x, Q* y, int64_t n, float scale, float zero_point) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = Q(std::clamp(std::nearbyint(x[i] / scale) + zero_point,
+                        float(std::numeric_limits<Q>::lowest()),
+                        float(std::numeric_limits<Q>::max())));
+}
+
+template <class Q>
+void dequantize_scalar(const Q* x, float* y, int64_t n, float scale, float zero_point) {
+  for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - zero_point) * scale;
+}
+
+bool has_avx512bw() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl");
+  return yes;
+}
+
+class QuantizeKernel final : public Kernel {
+ public:
+  explicit QuantizeKernel(const NodeRequest& r)
+      : quantize_(is_quantize(r.node)),
+        narrow_(quantize_ ? r.output(0).dtype : r.input(0).dtype),
+        scale_(float(r.input(1).value->to_double()[0])),
+        zero_point_(r.has_input(2) ? float(r.input(2).value->to_double()[0]) : 0.f) {
+    const Layout layout = r.input_layouts[0];
+    input_layouts_ = {layout};
+    output_layouts_ = {r.output_needs_plain[0] ? Layout::kPlain : layout};
+    if (output_layouts_[0] != layout) input_layouts_ = {Layout::kPlain};
+    name_ = std::string("cpu:") + (has_avx512bw() ? "avx512" : "scalar");
+  }
+
+  void run(const KernelArgs& args) override {
+    const Tensor& x = *args.inputs[0];
+    Tensor& y = *args.outputs[0];
+    const int64_t n = x.numel();
+    if (narrow_ == DType::kU8)
+      dispatch<uint8_t>(x, y, n);
+    else
+      dispatch<int8_t>(x, y, n);
+  }
+
+ private:
+  template <class Q>
+  void dispatch(const Tensor& x, Tensor& y, int64_t n) const {
+    if (quantize_) {
+      const auto* in = static_cast<const float*>(x.raw());
+      auto* out = static_cast<Q*>(y.raw());
+      has_avx512bw() ? quantize_avx512<Q>(in, out, n, scale_, zero_point_)
+                     : quantize_scalar<Q>(in, out, n, scale_, zero_point_);
+    } else {
+      const auto* in = static_cast<const Q*>(x.raw());
+      auto* out = static_cast<float*>(y.raw());
+      has_avx512bw() ? dequantize_avx512<Q>(in, out, n, scale_, zero_point_)
+                     : dequantize_scalar<Q>(in, out, n, scale_, zero_point_);
+    }
+  }
+
+  bool quantize_;
+  DType narrow_;
+  float scale_, zero_point_;
+};
+
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<QuantizeKernel>(r);
+}
+
+}  // namespace
+
+KernelFamily quantize_family() {
+  return {"cpu_quantize", true, &serves, &supports, &prepare, false};
+}
+
+}  // namespace strata::kernels::cpu

@@ -1,0 +1,131 @@
+// The int8 fast kernels against the reference kernels: oneDNN's int8 convolution for QLinearConv
+// (src/kernels/onednn/qlinear_conv.cpp) on random shapes, zero points and scales, and strata's
+// per-tensor QuantizeLinear/DequantizeLinear (src/kernels/cpu/quantize.cpp) on ties, saturation
+// and vector tails.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_util.h"
+
+namespace strata::test {
+namespace {
+
+template <class T>
+Tensor random_integers(std::mt19937& rng, DType dtype, const std::vector<int64_t>& shape, int lo,
+                       int hi) {
+  Tensor t = Tensor::zeros(dtype, shape);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = T(dist(rng));
+  return t;
+}
+
+// Integer outputs: at most one unit apart (the requantization multiplies in float32 in oneDNN and
+// in double in the reference, so a value at a rounding tie may land on either side), and such
+// differences rare. Returns how many differ.
+int64_t expect_within_one(const Tensor& fast, const Tensor& reference) {
+  EXPECT_EQ(fast.shape(), reference.shape());
+  const std::vector<double> a = fast.to_double(), b = reference.to_double();
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_LE(std::abs(a[i] - b[i]), 1) << "element " << i;
+    differ += a[i] != b[i];
+  }
+  EXPECT_LE(differ, std::max<int64_t>(2, int64_t(a.size()) / 100));
+  return differ;
+}
+
+TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
+  std::mt19937 rng(13);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 24; ++trial) {
+    const bool x_signed = trial % 3 == 2, y_signed = trial % 4 == 3;
+    const bool depthwise = trial % 5 == 0, per_channel = trial % 2 == 0, bias = trial % 3 != 1;
+    const int64_t group = depthwise ? 0 : pick(1, 2);
+    const int64_t c = depthwise ? pick(3, 20) : group * pick(1, 12);
+    const int64_t g = depthwise ? c : group;
+    const int64_t m = g * pick(1, depthwise ? 1 : 8);
+    const int64_t k = pick(1, 3), stride = pick(1, 2), pad = pick(0, 1), size = pick(k + 2, 15);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": c" + std::to_string(c) + " m" +
+                 std::to_string(m) + " group" + std::to_string(g) + " k" + std::to_string(k) +
+                 " stride" + std::to_string(stride) + " pad" + std::to_string(pad));
+    const DType xt = x_signed ? DType::kI8 : DType::kU8;
+    GraphBuilder b(13);
+    b.input("x", {pick(1, 2), c, size, size + 1}, xt);
+    const float x_scale = 0.02f, w_base = 0.01f;
+    b.constant("x_scale", Tensor::from<float>({}, {x_scale}));
+    b.constant("x_zp", x_signed ? Tensor::from<int8_t>({}, {int8_t(pick(-20, 20))})
+                                : Tensor::from<uint8_t>({}, {uint8_t(pick(100, 150))}));
+    b.constant("w", random_integers<int8_t>(rng, DType::kI8, {m, c / g, k, k}, -127, 127));
+    std::vector<float> w_scales(per_channel ? size_t(m) : 1);
+    for (float& s : w_scales) s = w_base * float(pick(5, 20)) / 10;
+    b.constant("w_scale", per_channel ? Tensor::from<float>({m}, w_scales)
+                                      : Tensor::from<float>({}, w_scales));
+    b.constant("w_zp", Tensor::zeros(DType::kI8, per_channel ? std::vector<int64_t>{m}
+                                                             : std::vector<int64_t>{}));
+    // About 40 output units per standard deviation of the integer sums.
+    const double sums_sd = 74.0 * 73.0 * std::sqrt(double(c / g * k * k));
+    b.constant("y_scale", Tensor::from<float>({}, {float(x_scale * w_base * sums_sd / 40)}));
+    b.constant("y_zp", y_signed ? Tensor::from<int8_t>({}, {int8_t(pick(-10, 10))})
+                                : Tensor::from<uint8_t>({}, {uint8_t(pick(100, 150))}));
+    if (bias) b.constant("B", random_integers<int32_t>(rng, DType::kI32, {m}, -20000, 20000));
+    ir::Node& n =
+        b.node("QLinearConv",
+               {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", bias ? "B" : ""},
+               {"y"});
+    n.attributes["group"] = attr_int(g);
+    n.attributes["strides"] = attr_ints({stride, stride});
+    n.attributes["pads"] = attr_ints({pad, pad, pad, pad});
+    b.output("y");
+    const ir::Graph graph = b.build();
+    const Tensor x =
+        x_signed ? random_integers<int8_t>(rng, xt, graph.values[0].shape.values(), -128, 127)
+                 : random_integers<uint8_t>(rng, xt, graph.values[0].shape.values(), 0, 255);
+    runtime::SessionOptions fast, reference;
+    reference.fast_kernels = false;
+    const SessionResult a = run_session(graph, {x}, fast);
+    const SessionResult r = run_session(graph, {x}, reference);
+    ASSERT_EQ(a.outputs.size(), 1u);
+    expect_within_one(a.outputs[0], r.outputs[0]);
+    ASSERT_EQ(a.steps.size(), 1u);
+    EXPECT_EQ(a.steps[0].kernel.rfind("onednn:", 0), 0u) << a.steps[0].kernel;
+    EXPECT_EQ(a.steps[0].kernel.find(":ref"), std::string::npos) << a.steps[0].kernel;
+  }
+}
+
+TEST(QuantizeKernel, EqualsTheReferenceOnTiesSaturationAndTails) {
+  std::mt19937 rng(14);
+  for (const DType narrow : {DType::kU8, DType::kI8}) {
+    for (const int64_t n : {int64_t(1), int64_t(15), int64_t(16), int64_t(1000), int64_t(1007)}) {
+      SCOPED_TRACE(std::string(dtype_name(narrow)) + " n" + std::to_string(n));
+      GraphBuilder b(13);
+      b.input("x", {n});
+      b.constant("scale", Tensor::from<float>({}, {0.5f}));
+      b.constant("zp", narrow == DType::kU8 ? Tensor::from<uint8_t>({}, {uint8_t(128)})
+                                            : Tensor::from<int8_t>({}, {int8_t(-3)}));
+      b.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"});
+      b.node("DequantizeLinear", {"q", "scale", "zp"}, {"y"});
+      b.output("q");
+      b.output("y");
+      const ir::Graph graph = b.build();
+      // Quarters: x / 0.5 lands on every half (ties both ways) and whole number; beyond ±100
+      // it saturates.
+      Tensor x = Tensor::zeros(DType::kF32, {n});
+      std::uniform_int_distribution<int> quarters(-600, 600);
+      for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = float(quarters(rng)) / 4;
+      runtime::SessionOptions fast, reference;
+      reference.fast_kernels = false;
+      const SessionResult a = run_session(graph, {x}, fast);
+      const SessionResult r = run_session(graph, {x}, reference);
+      for (size_t o = 0; o < 2; ++o) {
+        const runtime::Comparison c = runtime::compare(a.outputs[o], r.outputs[o], {0, 0});
+        EXPECT_TRUE(c.ok) << "output " << o << ": " << c.problem;
+      }
+      for (const runtime::StepInfo& step : a.steps)
+        EXPECT_EQ(step.kernel.rfind("cpu:", 0), 0u) << step.kernel;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::test

@@ -1,0 +1,80 @@
+#include "passes/fuse_qdq.h"
+
+#include <gtest/gtest.h>
+
+#include "passes/pass_test_util.h"
+
+namespace strata::test {
+namespace {
+
+// x (uint8) → DequantizeLinear → Conv (weights and bias behind DequantizeLinear) → QuantizeLinear,
+// as ONNX Runtime's quantizer writes it; the bias scale is `bias_scale` (x_scale · w_scale is
+// 0.02 · 0.01).
+ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader) {
+  GraphBuilder g(13);
+  g.input("xq", {1, 4, 6, 6}, DType::kU8);
+  g.constant("xs", Tensor::from<float>({}, {0.02f}));
+  g.constant("xz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  Tensor w = Tensor::zeros(DType::kI8, {8, 4, 3, 3});
+  std::uniform_int_distribution<int> weight(-127, 127);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
+  g.constant("wq", std::move(w));
+  g.constant("ws", Tensor::from<float>({}, {0.01f}));
+  g.constant("bq", Tensor::from<int32_t>({8}, {100, -200, 300, 0, 5, -5, 1000, -1000}));
+  g.constant("bs", Tensor::from<float>({}, {bias_scale}));
+  g.constant("ys", Tensor::from<float>({}, {0.5f}));
+  g.constant("yz", Tensor::from<uint8_t>({}, {uint8_t(10)}));
+  g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"x"});
+  g.node("DequantizeLinear", {"wq", "ws"}, {"w"});
+  g.node("DequantizeLinear", {"bq", "bs"}, {"b"});
+  g.node("Conv", {"x", "w", "b"}, {"c"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
+  g.node("QuantizeLinear", {"c", "ys", "yz"}, {"yq"});
+  g.output("yq");
+  if (second_reader) {
+    g.node("Relu", {"c"}, {"r"});
+    g.output("r");
+  }
+  return g.build();
+}
+
+Tensor random_u8(std::mt19937& rng, const std::vector<int64_t>& shape) {
+  Tensor t = Tensor::zeros(DType::kU8, shape);
+  std::uniform_int_distribution<int> dist(0, 255);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<uint8_t>()[i] = uint8_t(dist(rng));
+  return t;
+}
+
+TEST(FuseQdqConv, DequantizeConvQuantizeBecomesQLinearConv) {
+  std::mt19937 rng(3);
+  const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false);
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_qdq_conv(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearConv"}));
+  EXPECT_EQ(after.nodes[0].fused_from,
+            (std::vector<std::string>{"x_node", "w_node", "b_node", "c_node", "yq_node"}));
+  EXPECT_EQ(after.nodes[0].inputs.size(), 9u);  // x, scale, zero point (w's made 0), y's, B
+  // The same integers: the requantization is exact but for values at a rounding tie.
+  runtime::SessionOptions reference;
+  reference.fast_kernels = false;
+  const Tensor x = random_u8(rng, {1, 4, 6, 6});
+  const SessionResult a = run_session(before, {x}, reference);
+  const SessionResult b = run_session(after, {x}, reference);
+  const std::vector<double> ya = a.outputs[0].to_double(), yb = b.outputs[0].to_double();
+  int64_t differ = 0;
+  for (size_t i = 0; i < ya.size(); ++i) {
+    EXPECT_LE(std::abs(ya[i] - yb[i]), 1) << i;
+    differ += ya[i] != yb[i];
+  }
+  EXPECT_LE(differ, 2);
+}
+
+TEST(FuseQdqConv, LeavesBiasesInOtherUnitsAndSharedOutputs) {
+  std::mt19937 rng(4);
+  ir::Graph other_units = qdq_conv(rng, 0.001f, false);
+  EXPECT_EQ(passes::fuse_qdq_conv(other_units), 0u);
+  ir::Graph shared = qdq_conv(rng, 0.02f * 0.01f, true);
+  EXPECT_EQ(passes::fuse_qdq_conv(shared), 0u);
+}
+
+}  // namespace
+}  // namespace strata::test
