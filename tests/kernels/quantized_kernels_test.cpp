@@ -127,5 +127,60 @@ TEST(QuantizeKernel, EqualsTheReferenceOnTiesSaturationAndTails) {
   }
 }
 
+TEST(QuantizeKernel, DynamicQuantizeLinearEqualsTheReference) {
+  std::mt19937 rng(15);
+  std::uniform_real_distribution<float> dist(-3, 5);
+  for (const int kind : {0, 1, 2}) {  // mixed signs, all positive, all zero (scale 0)
+    for (const int64_t n : {int64_t(7), int64_t(16), int64_t(999)}) {
+      SCOPED_TRACE("kind " + std::to_string(kind) + " n" + std::to_string(n));
+      GraphBuilder b(13);
+      b.input("x", {n});
+      b.node("DynamicQuantizeLinear", {"x"}, {"q", "scale", "zp"});
+      for (const char* out : {"q", "scale", "zp"}) b.output(out);
+      const ir::Graph graph = b.build();
+      Tensor x = Tensor::zeros(DType::kF32, {n});
+      for (int64_t i = 0; i < n; ++i)
+        x.data<float>()[i] = kind == 2 ? 0.f : kind == 1 ? std::abs(dist(rng)) : dist(rng);
+      runtime::SessionOptions fast, reference;
+      reference.fast_kernels = false;
+      const SessionResult a = run_session(graph, {x}, fast);
+      const SessionResult r = run_session(graph, {x}, reference);
+      for (size_t o = 0; o < 3; ++o) {
+        const runtime::Comparison c = runtime::compare(a.outputs[o], r.outputs[o], {0, 0});
+        EXPECT_TRUE(c.ok) << "output " << o << ": " << c.problem;
+      }
+      EXPECT_EQ(a.steps[0].kernel.rfind("cpu:", 0), 0u) << a.steps[0].kernel;
+    }
+  }
+}
+
+TEST(MatMulIntegerKernel, MatchesTheReferenceWithARunTimeZeroPoint) {
+  std::mt19937 rng(16);
+  for (const DType a_type : {DType::kU8, DType::kI8}) {
+    GraphBuilder b(13);
+    b.input("a", {2, 5, 33}, a_type);
+    b.input("a_zp", {}, a_type);
+    b.constant("b", random_integers<int8_t>(rng, DType::kI8, {33, 17}, -127, 127));
+    b.constant("b_zp", Tensor::zeros(DType::kI8, {}));
+    b.node("MatMulInteger", {"a", "b", "a_zp", "b_zp"}, {"y"});
+    b.output("y");
+    const ir::Graph graph = b.build();
+    const bool u8 = a_type == DType::kU8;
+    const Tensor a = u8 ? random_integers<uint8_t>(rng, a_type, {2, 5, 33}, 0, 255)
+                        : random_integers<int8_t>(rng, a_type, {2, 5, 33}, -128, 127);
+    for (const int zp : {0, 7}) {
+      const Tensor a_zp = u8 ? Tensor::from<uint8_t>({}, {uint8_t(zp + 120)})
+                             : Tensor::from<int8_t>({}, {int8_t(-zp)});
+      runtime::SessionOptions fast, reference;
+      reference.fast_kernels = false;
+      const SessionResult f = run_session(graph, {a, a_zp}, fast);
+      const SessionResult r = run_session(graph, {a, a_zp}, reference);
+      const runtime::Comparison c = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
+      EXPECT_TRUE(c.ok) << c.problem;  // int32 sums: exact
+      EXPECT_EQ(f.steps[0].kernel.rfind("onednn:", 0), 0u) << f.steps[0].kernel;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

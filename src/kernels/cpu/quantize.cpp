@@ -1,5 +1,6 @@
 // QuantizeLinear (float32 → uint8/int8) and DequantizeLinear (uint8/int8 → float32) with one scale
-// and zero point for the whole tensor, the layout QDQ models put between their quantized layers.
+// and zero point for the whole tensor, and DynamicQuantizeLinear (float32 → uint8, its range
+// measured first), the layout QDQ models put between their quantized layers.
 // The same arithmetic as the reference kernels (src/ops/quantize.cpp), so the results are equal:
 // x / scale in float32, rounded half to even, plus the zero point, saturated; (q - zero point) ·
 // scale in float32 (exact before its one rounding, as the reference's double product is). AVX-512
@@ -26,12 +27,20 @@ bool is_quantize(const ir::Node& node) {
   return node.op_type == "QuantizeLinear";
 }
 
+bool is_dynamic(const ir::Node& node) {
+  return node.op_type == "DynamicQuantizeLinear";
+}
+
 bool serves(const ir::Node& node) {
   return (node.domain.empty() || node.domain == "ai.onnx") &&
-         (node.op_type == "QuantizeLinear" || node.op_type == "DequantizeLinear");
+         (node.op_type == "QuantizeLinear" || node.op_type == "DequantizeLinear" ||
+          is_dynamic(node));
 }
 
 Verdict supports(const NodeRequest& r) {
+  if (is_dynamic(r.node))
+    return r.input(0).dtype == DType::kF32 ? Verdict::yes("float32 to uint8, range measured")
+                                           : Verdict::no("float32 input only");
   const DType in = r.input(0).dtype, out = r.output(0).dtype;
   const bool quantize = is_quantize(r.node);
   if (quantize ? !(in == DType::kF32 && is_8_bit(out)) : !(is_8_bit(in) && out == DType::kF32))
@@ -111,6 +120,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void dequantize_avx512(cons
   }
 }
 
+// The smallest and largest of x and 0 (NaN skipped, as std::min/std::max skip it in the reference).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void range_avx512(const float* x, int64_t n,
+                                                                       float& lo, float& hi) {
+  __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(x + i);
+    mn = _mm512_min_ps(v, mn);  // the second operand when v is NaN
+    mx = _mm512_max_ps(v, mx);
+  }
+  alignas(64) float a[16], b[16];
+  _mm512_store_ps(a, mn);
+  _mm512_store_ps(b, mx);
+  lo = 0;
+  hi = 0;
+  for (int j = 0; j < 16; ++j) {
+    lo = std::min(lo, a[j]);
+    hi = std::max(hi, b[j]);
+  }
+  for (; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+}
+
 #pragma GCC diagnostic pop
 
 template <class Q>
@@ -177,7 +211,41 @@ class QuantizeKernel final : public Kernel {
   float scale_, zero_point_;
 };
 
+// DynamicQuantizeLinear: uint8 with scale (max(x, 0) - min(x, 0)) / 255 and zero point
+// round(-min / scale), in float32 as the reference computes them; then QuantizeLinear's pass.
+class DynamicQuantizeKernel final : public Kernel {
+ public:
+  DynamicQuantizeKernel() { name_ = std::string("cpu:") + (has_avx512bw() ? "avx512" : "scalar"); }
+
+  void run(const KernelArgs& args) override {
+    const Tensor& x = *args.inputs[0];
+    const float* v = static_cast<const float*>(x.raw());
+    const int64_t n = x.numel();
+    float lo = 0, hi = 0;
+    if (has_avx512bw()) {
+      range_avx512(v, n, lo, hi);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+    }
+    const float scale = (hi - lo) / 255.0f;
+    const float zp = scale > 0 ? std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f) : 0.f;
+    auto* y = static_cast<uint8_t*>(args.outputs[0]->raw());
+    if (!(scale > 0))
+      std::fill(y, y + n, uint8_t(0));
+    else if (has_avx512bw())
+      quantize_avx512<uint8_t>(v, y, n, scale, zp);
+    else
+      quantize_scalar<uint8_t>(v, y, n, scale, zp);
+    if (args.num_outputs > 1 && args.outputs[1]) args.outputs[1]->data<float>()[0] = scale;
+    if (args.num_outputs > 2 && args.outputs[2]) args.outputs[2]->data<uint8_t>()[0] = uint8_t(zp);
+  }
+};
+
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  if (is_dynamic(r.node)) return std::make_unique<DynamicQuantizeKernel>();
   return std::make_unique<QuantizeKernel>(r);
 }
 
