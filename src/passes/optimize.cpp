@@ -6,6 +6,7 @@
 #include "passes/fold_pad.h"
 #include "passes/fuse_batch_norm.h"
 #include "passes/fuse_conv.h"
+#include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul.h"
 #include "passes/fuse_qdq.h"
@@ -26,6 +27,7 @@ std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   records.push_back({"fuse_layer_norm", fuse_layer_norm(graph)});
   records.push_back({"fuse_conv", fuse_conv(graph)});
   records.push_back({"fuse_matmul", fuse_matmul(graph)});
+  records.push_back({"fuse_gelu", fuse_gelu(graph)});
   records.push_back({"remove_dead_nodes", remove_dead_nodes(graph)});
   return records;
 }

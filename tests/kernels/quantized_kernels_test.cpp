@@ -182,5 +182,29 @@ TEST(MatMulIntegerKernel, MatchesTheReferenceWithARunTimeZeroPoint) {
   }
 }
 
+TEST(CastKernel, IntegersToFloatEqualTheReference) {
+  std::mt19937 rng(17);
+  for (const DType from : {DType::kI32, DType::kI8, DType::kU8}) {
+    SCOPED_TRACE(dtype_name(from));
+    GraphBuilder b(13);
+    b.input("x", {3, 37}, from);
+    b.node("Cast", {"x"}, {"y"}).attributes["to"] = attr_int(1);  // FLOAT
+    b.output("y");
+    const ir::Graph graph = b.build();
+    // int32 beyond 2^24, where float32 rounds (to nearest even in both kernels).
+    const Tensor x = from == DType::kI32
+                         ? random_integers<int32_t>(rng, from, {3, 37}, -2000000000, 2000000000)
+                     : from == DType::kI8 ? random_integers<int8_t>(rng, from, {3, 37}, -128, 127)
+                                          : random_integers<uint8_t>(rng, from, {3, 37}, 0, 255);
+    runtime::SessionOptions fast, reference;
+    reference.fast_kernels = false;
+    const SessionResult a = run_session(graph, {x}, fast);
+    const SessionResult r = run_session(graph, {x}, reference);
+    const runtime::Comparison c = runtime::compare(a.outputs[0], r.outputs[0], {0, 0});
+    EXPECT_TRUE(c.ok) << c.problem;
+    EXPECT_EQ(a.steps[0].kernel.rfind("onednn:", 0), 0u) << a.steps[0].kernel;
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

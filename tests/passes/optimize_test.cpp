@@ -25,11 +25,11 @@ TEST(OptimizeGraph, RunsEveryPassInOrderAndKeepsTheResult) {
   EXPECT_EQ(names, (std::vector<std::string>{"fuse_qdq_conv", "fold_constants", "sink_transposes",
                                              "fold_pad", "fold_batch_norm", "fold_conv_affine",
                                              "fuse_batch_norm", "fuse_layer_norm", "fuse_conv",
-                                             "fuse_matmul", "remove_dead_nodes"}));
+                                             "fuse_matmul", "fuse_gelu", "remove_dead_nodes"}));
   EXPECT_EQ(records[0].changes, 0u);   // no quantized convolution
   EXPECT_EQ(records[1].changes, 1u);   // the Identity folded
   EXPECT_EQ(records[8].changes, 1u);   // Conv + Relu fused
-  EXPECT_EQ(records[10].changes, 1u);  // the unused Neg removed
+  EXPECT_EQ(records[11].changes, 1u);  // the unused Neg removed
   EXPECT_EQ(op_types(after), (std::vector<std::string>{"FusedConv"}));
   expect_same_outputs(before, after, {random_tensor(rng, {1, 2, 4, 4})});
 }
