@@ -518,10 +518,13 @@ def main():
         "",
         table(all_rows, a.iters),
         "",
-        "PyTorch's own float32 output against its float64 run at the same tolerance (how far the "
-        "reference column's reference is from exact): " + "; ".join(own_errors) + ".",
-        "",
     ]
+    if own_errors:
+        section += [
+            "PyTorch's own float32 output against its float64 run at the same tolerance (how far "
+            "the reference column's reference is from exact): " + "; ".join(own_errors) + ".",
+            "",
+        ]
     text = "\n".join(section)
     print("\n" + text)
     if a.markdown:
