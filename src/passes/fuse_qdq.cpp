@@ -32,6 +32,8 @@ std::optional<Quantizer> quantizer(const ir::Graph& graph, size_t n, const char*
   if (int_attribute(node, "block_size", 0) != 0) return {};
   const Tensor* scale = constant_of(graph, node.inputs[1]);
   if (!scale || scale->dtype() != DType::kF32) return {};
+  for (double s : scale->to_double())
+    if (!(s > 0) || !std::isfinite(s)) return {};  // left for the op to refuse, naming its node
   const ir::ValueId zp = node.inputs.size() > 2 ? node.inputs[2] : ir::kNoValue;
   if (zp != ir::kNoValue && !constant_of(graph, zp)) return {};
   return Quantizer{n, node.inputs[0], node.inputs[1], zp, scale};

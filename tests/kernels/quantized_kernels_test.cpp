@@ -93,6 +93,31 @@ TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
   }
 }
 
+// A zero scale is bad input: the fast kernel leaves the node to the reference kernel, which stops
+// naming it.
+TEST(QLinearConvKernel, AZeroScaleIsRefusedNamingTheNode) {
+  std::mt19937 rng(18);
+  GraphBuilder b(13);
+  b.input("x", {1, 2, 5, 5}, DType::kU8);
+  b.constant("x_scale", Tensor::from<float>({}, {0.0f}));
+  b.constant("x_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  b.constant("w", random_integers<int8_t>(rng, DType::kI8, {3, 2, 3, 3}, -127, 127));
+  b.constant("w_scale", Tensor::from<float>({}, {0.01f}));
+  b.constant("w_zp", Tensor::zeros(DType::kI8, {}));
+  b.constant("y_scale", Tensor::from<float>({}, {0.1f}));
+  b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(0)}));
+  b.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"});
+  b.output("y");
+  const ir::Graph graph = b.build();
+  try {
+    run_session(graph, {random_integers<uint8_t>(rng, DType::kU8, {1, 2, 5, 5}, 0, 255)}, {});
+    ADD_FAILURE() << "a zero scale ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("y_node"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x_scale"), std::string::npos) << e.what();
+  }
+}
+
 TEST(QuantizeKernel, EqualsTheReferenceOnTiesSaturationAndTails) {
   std::mt19937 rng(14);
   for (const DType narrow : {DType::kU8, DType::kI8}) {

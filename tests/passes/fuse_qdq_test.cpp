@@ -10,7 +10,7 @@ namespace {
 // x (uint8) → DequantizeLinear → Conv (weights and bias behind DequantizeLinear) → QuantizeLinear,
 // as ONNX Runtime's quantizer writes it; the bias scale is `bias_scale` (x_scale · w_scale is
 // 0.02 · 0.01).
-ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader) {
+ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, float y_scale = 0.5f) {
   GraphBuilder g(13);
   g.input("xq", {1, 4, 6, 6}, DType::kU8);
   g.constant("xs", Tensor::from<float>({}, {0.02f}));
@@ -22,7 +22,7 @@ ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader) {
   g.constant("ws", Tensor::from<float>({}, {0.01f}));
   g.constant("bq", Tensor::from<int32_t>({8}, {100, -200, 300, 0, 5, -5, 1000, -1000}));
   g.constant("bs", Tensor::from<float>({}, {bias_scale}));
-  g.constant("ys", Tensor::from<float>({}, {0.5f}));
+  g.constant("ys", Tensor::from<float>({}, {y_scale}));
   g.constant("yz", Tensor::from<uint8_t>({}, {uint8_t(10)}));
   g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"x"});
   g.node("DequantizeLinear", {"wq", "ws"}, {"w"});
@@ -74,6 +74,20 @@ TEST(FuseQdqConv, LeavesBiasesInOtherUnitsAndSharedOutputs) {
   EXPECT_EQ(passes::fuse_qdq_conv(other_units), 0u);
   ir::Graph shared = qdq_conv(rng, 0.02f * 0.01f, true);
   EXPECT_EQ(passes::fuse_qdq_conv(shared), 0u);
+}
+
+// A zero scale is bad input: the pass leaves it, and running names the node that holds it.
+TEST(FuseQdqConv, AZeroScaleIsLeftForTheOpToRefuse) {
+  std::mt19937 rng(6);
+  ir::Graph graph = qdq_conv(rng, 0.02f * 0.01f, false, /*y_scale=*/0.0f);
+  EXPECT_EQ(passes::fuse_qdq_conv(graph), 0u);
+  try {
+    run_session(graph, {random_u8(rng, {1, 4, 6, 6})}, {});
+    ADD_FAILURE() << "a zero scale ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("yq_node"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("positive"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // points (it subtracts none from the weights), scales or zero points that are not constants.
 // The quantized-graph pass (src/passes/fuse_qdq.cpp) makes QLinearConv of
 // DequantizeLinear → Conv → QuantizeLinear.
+#include <cmath>
 #include <optional>
 
 #include "kernels/kernel.h"
@@ -51,6 +52,10 @@ Verdict supports(const NodeRequest& r) {
     if (r.has_input(i) && !r.input(i).value) return Verdict::no("a zero point is not constant");
   if (r.input(kXScale).value->numel() != 1 || r.input(kYScale).value->numel() != 1)
     return Verdict::no("x_scale and y_scale must be one value each");
+  for (size_t i : {kXScale, kWScale, kYScale})
+    for (double s : r.input(i).value->to_double())
+      if (!(s > 0) || !std::isfinite(s))  // the reference kernel names the node and the scale
+        return Verdict::no("a scale is not positive and finite");
   if (const auto w_zero = constant_values(r, kWZero))
     for (double z : *w_zero)
       if (z != 0)
