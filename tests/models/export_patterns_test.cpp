@@ -9,12 +9,8 @@
 #include <map>
 #include <set>
 
-#include "passes/optimize.h"
-#include "passes/specialize_inputs.h"
+#include "models/test_case_session.h"
 #include "profiler/slow_paths.h"
-#include "runtime/model.h"
-#include "runtime/session.h"
-#include "runtime/test_data.h"
 #include "runtime/verify.h"
 
 namespace strata::test {
@@ -39,21 +35,10 @@ TEST(ExportPatterns, RunOnFastImplementationsWithTheFrameworksOutputs) {
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);
     ++models;
-    runtime::Model model = runtime::load_model((entry.path() / "model.onnx").string());
-    const runtime::TestData data =
-        runtime::read_test_data((entry.path() / "test_data_set_0").string(), model.graph);
-    std::vector<std::vector<int64_t>> shapes;
-    std::vector<runtime::InputSpec> specs;
-    std::vector<const Tensor*> inputs;
-    for (const Tensor& t : data.inputs) {
-      shapes.push_back(t.shape());
-      specs.push_back({t.dtype(), t.shape()});
-      inputs.push_back(&t);
-    }
-    passes::specialize_inputs(model.graph, shapes);
-    passes::optimize_graph(model.graph);
-    runtime::Session session(model.graph, specs, {});
-    session.run(inputs);
+    const TestCaseRun run = run_test_case(entry.path());
+    const runtime::TestData& data = run.data;
+    const runtime::Session& session = *run.session;
+    const runtime::Model& model = run.model;
     for (size_t i = 0; i < data.expected.size(); ++i) {
       const runtime::Comparison c =
           runtime::compare(session.output(i), data.expected[i], {1e-4, 1e-5});

@@ -8,11 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "passes/optimize.h"
-#include "passes/specialize_inputs.h"
-#include "runtime/model.h"
-#include "runtime/session.h"
-#include "runtime/test_data.h"
+#include "models/test_case_session.h"
 
 namespace strata::test {
 namespace {
@@ -39,23 +35,11 @@ double max_steps_off(const Tensor& got, const Tensor& expected, double step) {
 }
 
 void run_case(const fs::path& case_dir, bool fast_kernels) {
-  runtime::Model model = runtime::load_model((case_dir / "model.onnx").string());
-  const runtime::TestData data =
-      runtime::read_test_data((case_dir / "test_data_set_0").string(), model.graph);
-  std::vector<std::vector<int64_t>> shapes;
-  std::vector<runtime::InputSpec> specs;
-  std::vector<const Tensor*> inputs;
-  for (const Tensor& t : data.inputs) {
-    shapes.push_back(t.shape());
-    specs.push_back({t.dtype(), t.shape()});
-    inputs.push_back(&t);
-  }
-  passes::specialize_inputs(model.graph, shapes);
-  passes::optimize_graph(model.graph);
   runtime::SessionOptions options;
   options.fast_kernels = fast_kernels;
-  runtime::Session session(model.graph, specs, options);
-  session.run(inputs);
+  const TestCaseRun run = run_test_case(case_dir, options);
+  const runtime::TestData& data = run.data;
+  const runtime::Session& session = *run.session;
   const double step = read_step(case_dir);
   ASSERT_GT(step, 0) << case_dir / "step.txt";
   ASSERT_EQ(data.expected.size(), 1u);

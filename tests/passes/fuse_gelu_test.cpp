@@ -7,22 +7,27 @@
 namespace strata::test {
 namespace {
 
-// torch's GELU export after an element-wise op (no MatMul to take it as a post-op).
-TEST(FuseGelu, ExportedErfGeluBecomesOneNode) {
-  std::mt19937 rng(5);
-  GraphBuilder g(13);
-  g.input("x", {2, 9});
-  g.constant("two", Tensor::from<float>({}, {2.0f}));
+// torch's GELU export of h into y: h * (1 + Erf(h / sqrt 2)) * 0.5, its Erf writing "e".
+void add_exported_gelu(GraphBuilder& g) {
   g.constant("sqrt2", Tensor::from<float>({}, {1.41421354f}));
   g.constant("one", Tensor::from<float>({}, {1.0f}));
   g.constant("half", Tensor::from<float>({}, {0.5f}));
-  g.node("Mul", {"x", "two"}, {"h"});
   g.node("Div", {"h", "sqrt2"}, {"d"});
   g.node("Erf", {"d"}, {"e"});
   g.node("Add", {"e", "one"}, {"a"});
   g.node("Mul", {"h", "a"}, {"m"});
   g.node("Mul", {"m", "half"}, {"y"});
   g.output("y");
+}
+
+// After an element-wise op (no MatMul to take it as a post-op).
+TEST(FuseGelu, ExportedErfGeluBecomesOneNode) {
+  std::mt19937 rng(5);
+  GraphBuilder g(13);
+  g.input("x", {2, 9});
+  g.constant("two", Tensor::from<float>({}, {2.0f}));
+  g.node("Mul", {"x", "two"}, {"h"});
+  add_exported_gelu(g);
   const ir::Graph before = g.build();
   ir::Graph after = before;
   EXPECT_EQ(passes::fuse_gelu(after), 1u);
@@ -34,16 +39,8 @@ TEST(FuseGelu, ExportedErfGeluBecomesOneNode) {
 TEST(FuseGelu, LeavesAnErfWhoseValuesAreReadElsewhere) {
   GraphBuilder g(13);
   g.input("x", {4});
-  g.constant("sqrt2", Tensor::from<float>({}, {1.41421354f}));
-  g.constant("one", Tensor::from<float>({}, {1.0f}));
-  g.constant("half", Tensor::from<float>({}, {0.5f}));
   g.node("Neg", {"x"}, {"h"});
-  g.node("Div", {"h", "sqrt2"}, {"d"});
-  g.node("Erf", {"d"}, {"e"});
-  g.node("Add", {"e", "one"}, {"a"});
-  g.node("Mul", {"h", "a"}, {"m"});
-  g.node("Mul", {"m", "half"}, {"y"});
-  g.output("y");
+  add_exported_gelu(g);
   g.output("e");  // the Erf's output is wanted too
   ir::Graph graph = g.build();
   EXPECT_EQ(passes::fuse_gelu(graph), 0u);
