@@ -71,65 +71,124 @@ bool bias_in_product_units(const Quantizer& b, const Quantizer& x, const Quantiz
   return true;
 }
 
+// The DequantizeLinear nodes among `dqs` that the fused node's op alone reads: they go with it.
+std::vector<size_t> dequantizers_read_only_by(const ir::Graph& graph,
+                                              const std::vector<std::vector<size_t>>& readers,
+                                              std::initializer_list<std::optional<Quantizer>> dqs) {
+  std::vector<size_t> nodes;
+  for (const std::optional<Quantizer>& dq : dqs) {
+    if (!dq) continue;
+    const ir::ValueId v = graph.nodes[dq->node].outputs[0];
+    if (readers[size_t(v)].size() == 1 && !graph.values[size_t(v)].is_graph_output)
+      nodes.push_back(dq->node);
+  }
+  return nodes;
+}
+
+// The QLinearConv for a DequantizeLinear → Conv → QuantizeLinear at node `n`, and the nodes it
+// replaces; nullopt when `n` is not one.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const ir::Node& conv = graph.nodes[n];
+  if (conv.inputs.size() < 2) return {};
+  const std::optional<size_t> q_node = sole_reader(graph, readers, conv.outputs[0]);
+  if (!q_node || dead[*q_node]) return {};
+  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> x = dequantizer_of(graph, conv.inputs[0]);
+  const std::optional<Quantizer> w = dequantizer_of(graph, conv.inputs[1]);
+  if (!y || !x || !w || y->scale_values->numel() != 1 || x->scale_values->numel() != 1) return {};
+  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(x->data)].dtype))
+    return {};
+  const Tensor* weights = constant_of(graph, w->data);
+  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() < 3) return {};
+  const int64_t w_axis = int_attribute(graph.nodes[w->node], "axis", 1);
+  if (w->scale_values->numel() != 1 &&
+      (w->scale_values->numel() != weights->dim(0) || (w_axis != 0 && w_axis != -weights->rank())))
+    return {};  // QLinearConv's weight scales are per tensor or per output channel
+  std::optional<Quantizer> b;
+  if (conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue) {
+    b = dequantizer_of(graph, conv.inputs[2]);
+    const Tensor* bias = b ? constant_of(graph, b->data) : nullptr;
+    if (!bias || bias->dtype() != DType::kI32 || !bias_in_product_units(*b, *x, *w, graph))
+      return {};
+  }
+  ir::Node node;
+  node.name = conv.name;
+  node.op_type = "QLinearConv";
+  node.attributes = conv.attributes;
+  node.inputs = {x->data,
+                 x->scale,
+                 zero_point_value(graph, *x, graph.values[size_t(x->data)].dtype),
+                 w->data,
+                 w->scale,
+                 zero_point_value(graph, *w, weights->dtype()),
+                 y->scale,
+                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
+  if (b) node.inputs.push_back(b->data);
+  node.outputs = {out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {x, w, b});
+  chain.push_back(n);
+  chain.push_back(*q_node);
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
+// The QLinearMatMul for a DequantizeLinear → MatMul (constant 2-D int8 weights, one scale or one
+// per column) → QuantizeLinear at node `n`, and the nodes it replaces; nullopt when `n` is not
+// one.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_matmul_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const ir::Node& matmul = graph.nodes[n];
+  if (!is_onnx_op(matmul, "MatMul") || matmul.inputs.size() != 2) return {};
+  const std::optional<size_t> q_node = sole_reader(graph, readers, matmul.outputs[0]);
+  if (!q_node || dead[*q_node]) return {};
+  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> a = dequantizer_of(graph, matmul.inputs[0]);
+  const std::optional<Quantizer> b = dequantizer_of(graph, matmul.inputs[1]);
+  if (!y || !a || !b || y->scale_values->numel() != 1 || a->scale_values->numel() != 1) return {};
+  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(a->data)].dtype))
+    return {};
+  const Tensor* weights = constant_of(graph, b->data);
+  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() != 2) return {};
+  const int64_t b_axis = int_attribute(graph.nodes[b->node], "axis", 1);
+  if (b->scale_values->numel() != 1 &&
+      (b->scale_values->numel() != weights->dim(1) || (b_axis != 1 && b_axis != -1)))
+    return {};  // QLinearMatMul's b scales are per tensor or per column
+  ir::Node node;
+  node.name = matmul.name;
+  node.op_type = "QLinearMatMul";
+  node.inputs = {a->data,
+                 a->scale,
+                 zero_point_value(graph, *a, graph.values[size_t(a->data)].dtype),
+                 b->data,
+                 b->scale,
+                 zero_point_value(graph, *b, weights->dtype()),
+                 y->scale,
+                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
+  node.outputs = {out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b});
+  chain.push_back(n);
+  chain.push_back(*q_node);
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
 }  // namespace
 
-size_t fuse_qdq_conv(ir::Graph& graph) {
-  if (graph.opset < 10) return 0;  // QLinearConv is opset 10
+size_t fuse_qdq(ir::Graph& graph) {
+  if (graph.opset < 10) return 0;  // QLinearConv and QLinearMatMul are opset 10
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t fused = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const ir::Node& conv = graph.nodes[n];
-    if (dead[n] || !is_onnx_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() < 2)
-      continue;
+    if (dead[n] || graph.nodes[n].outputs.size() != 1) continue;
+    if (!is_onnx_op(graph.nodes[n], "Conv") && !is_onnx_op(graph.nodes[n], "MatMul")) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);
-    const std::optional<size_t> q_node = sole_reader(graph, readers, conv.outputs[0]);
-    if (!q_node || dead[*q_node]) continue;
-    const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
-    const std::optional<Quantizer> x = dequantizer_of(graph, conv.inputs[0]);
-    const std::optional<Quantizer> w = dequantizer_of(graph, conv.inputs[1]);
-    if (!y || !x || !w || y->scale_values->numel() != 1 || x->scale_values->numel() != 1) continue;
-    const ir::Value& yq = graph.values[size_t(graph.nodes[*q_node].outputs[0])];
-    if (!is_8_bit(yq.dtype) || !is_8_bit(graph.values[size_t(x->data)].dtype)) continue;
-    const Tensor* weights = constant_of(graph, w->data);
-    if (!weights || !is_8_bit(weights->dtype()) || weights->rank() < 3) continue;
-    const int64_t w_axis = int_attribute(graph.nodes[w->node], "axis", 1);
-    if (w->scale_values->numel() != 1 && (w->scale_values->numel() != weights->dim(0) ||
-                                          (w_axis != 0 && w_axis != -weights->rank())))
-      continue;  // QLinearConv's weight scales are per tensor or per output channel
-    std::optional<Quantizer> b;
-    if (conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue) {
-      b = dequantizer_of(graph, conv.inputs[2]);
-      const Tensor* bias = b ? constant_of(graph, b->data) : nullptr;
-      if (!bias || bias->dtype() != DType::kI32 || !bias_in_product_units(*b, *x, *w, graph))
-        continue;
-    }
-
-    ir::Node node;
-    node.name = conv.name;
-    node.op_type = "QLinearConv";
-    node.attributes = conv.attributes;
-    const ir::ValueId out = graph.nodes[*q_node].outputs[0];
-    const DType x_type = graph.values[size_t(x->data)].dtype;
-    node.inputs = {x->data,
-                   x->scale,
-                   zero_point_value(graph, *x, x_type),
-                   w->data,
-                   w->scale,
-                   zero_point_value(graph, *w, weights->dtype()),
-                   y->scale,
-                   zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
-    if (b) node.inputs.push_back(b->data);
-    node.outputs = {out};
-    // The DequantizeLinear nodes read by this convolution alone go with it.
-    std::vector<size_t> chain;
-    for (const std::optional<Quantizer>& dq : {x, w, b})
-      if (dq && readers[size_t(graph.nodes[dq->node].outputs[0])].size() == 1 &&
-          !graph.values[size_t(graph.nodes[dq->node].outputs[0])].is_graph_output)
-        chain.push_back(dq->node);
-    chain.push_back(n);
-    chain.push_back(*q_node);
-    dead.resize(graph.nodes.size(), false);
-    replace_chain(graph, chain, std::move(node), dead);
+    auto found = is_onnx_op(graph.nodes[n], "Conv") ? qlinear_conv_at(graph, readers, dead, n)
+                                                    : qlinear_matmul_at(graph, readers, dead, n);
+    if (!found) continue;
+    replace_chain(graph, found->second, std::move(found->first), dead);
     ++fused;
   }
   erase_nodes(graph, dead);

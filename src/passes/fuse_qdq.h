@@ -1,6 +1,7 @@
-// Quantized graphs as ONNX Runtime's quantizer writes them (QDQ): DequantizeLinear →
-// Conv → QuantizeLinear becomes one QLinearConv, which the int8 kernels run without leaving
-// integers (src/kernels/onednn/qlinear_conv.cpp).
+// Quantized graphs as ONNX Runtime's quantizer writes them (QDQ): DequantizeLinear → Conv →
+// QuantizeLinear becomes one QLinearConv, DequantizeLinear → MatMul (constant 2-D weights) →
+// QuantizeLinear one QLinearMatMul, which the int8 kernels run without leaving integers
+// (src/kernels/onednn/qlinear_conv.cpp, matmul_integer.cpp).
 #pragma once
 
 #include <cstddef>
@@ -9,8 +10,8 @@
 
 namespace strata::passes {
 
-// Returns how many convolutions it fused. Runs before fold_constants, which would otherwise turn
-// the weights' DequantizeLinear into float constants.
-size_t fuse_qdq_conv(ir::Graph& graph);
+// Returns how many convolutions and products it fused. Runs before fold_constants, which would
+// otherwise turn the weights' DequantizeLinear into float constants.
+size_t fuse_qdq(ir::Graph& graph);
 
 }  // namespace strata::passes

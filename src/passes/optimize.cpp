@@ -17,7 +17,7 @@ namespace strata::passes {
 
 std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   std::vector<PassRecord> records;
-  records.push_back({"fuse_qdq_conv", fuse_qdq_conv(graph)});  // before folding: see fuse_qdq.h
+  records.push_back({"fuse_qdq", fuse_qdq(graph)});  // before folding: see fuse_qdq.h
   records.push_back({"fold_constants", fold_constants(graph)});
   records.push_back({"sink_transposes", sink_transposes(graph)});
   records.push_back({"fold_pad", fold_pad(graph)});

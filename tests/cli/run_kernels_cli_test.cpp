@@ -20,7 +20,7 @@ TEST(RunKernelsCli, VerboseListsPassesKernelsAndFusedNodes) {
   TempDir dir;
   const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "passes     fuse_qdq_conv 0, fold_constants")) << r.out;
+  EXPECT_TRUE(contains(r.out, "passes     fuse_qdq 0, fold_constants")) << r.out;
   EXPECT_TRUE(contains(r.out, "fuse_conv")) << r.out;
   EXPECT_TRUE(contains(r.out, "FusedConv")) << r.out;
   EXPECT_TRUE(contains(r.out, "fused from ")) << r.out;

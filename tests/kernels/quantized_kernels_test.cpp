@@ -207,6 +207,45 @@ TEST(MatMulIntegerKernel, MatchesTheReferenceWithARunTimeZeroPoint) {
   }
 }
 
+TEST(QLinearMatMulKernel, MatchesTheReference) {
+  std::mt19937 rng(19);
+  for (int trial = 0; trial < 8; ++trial) {
+    const bool a_signed = trial % 2 == 1, y_signed = trial % 4 >= 2, per_column = trial < 4;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const DType at = a_signed ? DType::kI8 : DType::kU8;
+    const int64_t k = 40 + trial * 7, n = 9 + trial;
+    GraphBuilder b(13);
+    b.input("a", {2, 3, k}, at);
+    b.constant("a_scale", Tensor::from<float>({}, {0.03f}));
+    b.constant("a_zp", a_signed ? Tensor::from<int8_t>({}, {int8_t(-4)})
+                                : Tensor::from<uint8_t>({}, {uint8_t(131)}));
+    b.constant("b", random_integers<int8_t>(rng, DType::kI8, {k, n}, -127, 127));
+    std::vector<float> b_scales(per_column ? size_t(n) : 1);
+    for (size_t j = 0; j < b_scales.size(); ++j) b_scales[j] = 0.004f + 0.001f * float(j % 5);
+    b.constant("b_scale",
+               per_column ? Tensor::from<float>({n}, b_scales) : Tensor::from<float>({}, b_scales));
+    b.constant("b_zp", Tensor::zeros(DType::kI8, per_column ? std::vector<int64_t>{n}
+                                                            : std::vector<int64_t>{}));
+    // About 40 output units per standard deviation of the sums.
+    b.constant("y_scale", Tensor::from<float>(
+                              {}, {float(0.03 * 0.005 * 74 * 73 * std::sqrt(double(k)) / 40)}));
+    b.constant("y_zp", y_signed ? Tensor::from<int8_t>({}, {int8_t(3)})
+                                : Tensor::from<uint8_t>({}, {uint8_t(120)}));
+    b.node("QLinearMatMul", {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"},
+           {"y"});
+    b.output("y");
+    const ir::Graph graph = b.build();
+    const Tensor a = a_signed ? random_integers<int8_t>(rng, at, {2, 3, k}, -128, 127)
+                              : random_integers<uint8_t>(rng, at, {2, 3, k}, 0, 255);
+    runtime::SessionOptions fast, reference;
+    reference.fast_kernels = false;
+    const SessionResult f = run_session(graph, {a}, fast);
+    const SessionResult r = run_session(graph, {a}, reference);
+    expect_within_one(f.outputs[0], r.outputs[0]);
+    EXPECT_EQ(f.steps[0].kernel.rfind("onednn:", 0), 0u) << f.steps[0].kernel;
+  }
+}
+
 TEST(CastKernel, IntegersToFloatEqualTheReference) {
   std::mt19937 rng(17);
   for (const DType from : {DType::kI32, DType::kI8, DType::kU8}) {

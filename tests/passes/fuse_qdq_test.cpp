@@ -44,11 +44,11 @@ Tensor random_u8(std::mt19937& rng, const std::vector<int64_t>& shape) {
   return t;
 }
 
-TEST(FuseQdqConv, DequantizeConvQuantizeBecomesQLinearConv) {
+TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
   std::mt19937 rng(3);
   const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false);
   ir::Graph after = before;
-  EXPECT_EQ(passes::fuse_qdq_conv(after), 1u);
+  EXPECT_EQ(passes::fuse_qdq(after), 1u);
   ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearConv"}));
   EXPECT_EQ(after.nodes[0].fused_from,
             (std::vector<std::string>{"x_node", "w_node", "b_node", "c_node", "yq_node"}));
@@ -68,19 +68,56 @@ TEST(FuseQdqConv, DequantizeConvQuantizeBecomesQLinearConv) {
   EXPECT_LE(differ, 2);
 }
 
-TEST(FuseQdqConv, LeavesBiasesInOtherUnitsAndSharedOutputs) {
+TEST(FuseQdq, LeavesBiasesInOtherUnitsAndSharedOutputs) {
   std::mt19937 rng(4);
   ir::Graph other_units = qdq_conv(rng, 0.001f, false);
-  EXPECT_EQ(passes::fuse_qdq_conv(other_units), 0u);
+  EXPECT_EQ(passes::fuse_qdq(other_units), 0u);
   ir::Graph shared = qdq_conv(rng, 0.02f * 0.01f, true);
-  EXPECT_EQ(passes::fuse_qdq_conv(shared), 0u);
+  EXPECT_EQ(passes::fuse_qdq(shared), 0u);
+}
+
+TEST(FuseQdq, DequantizeMatMulQuantizeBecomesQLinearMatMul) {
+  std::mt19937 rng(7);
+  GraphBuilder g(13);
+  g.input("aq", {2, 5, 16}, DType::kU8);
+  g.constant("as", Tensor::from<float>({}, {0.05f}));
+  g.constant("az", Tensor::from<uint8_t>({}, {uint8_t(120)}));
+  Tensor w = Tensor::zeros(DType::kI8, {16, 6});
+  std::uniform_int_distribution<int> weight(-127, 127);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
+  g.constant("bq", std::move(w));
+  g.constant("bs", Tensor::from<float>({6}, {0.01f, 0.02f, 0.01f, 0.03f, 0.01f, 0.02f}));
+  g.constant("ys", Tensor::from<float>({}, {0.4f}));
+  g.constant("yz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  g.node("DequantizeLinear", {"aq", "as", "az"}, {"a"});
+  g.node("DequantizeLinear", {"bq", "bs"}, {"b"}).attributes["axis"] = attr_int(1);
+  g.node("MatMul", {"a", "b"}, {"p"});
+  g.node("QuantizeLinear", {"p", "ys", "yz"}, {"yq"});
+  g.output("yq");
+  const ir::Graph before = g.build();
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_qdq(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearMatMul"}));
+  EXPECT_EQ(after.nodes[0].fused_from,
+            (std::vector<std::string>{"a_node", "b_node", "p_node", "yq_node"}));
+  runtime::SessionOptions reference;
+  reference.fast_kernels = false;
+  const Tensor a = random_u8(rng, {2, 5, 16});
+  const std::vector<double> ya = run_session(before, {a}, reference).outputs[0].to_double();
+  const std::vector<double> yb = run_session(after, {a}, reference).outputs[0].to_double();
+  int64_t differ = 0;
+  for (size_t i = 0; i < ya.size(); ++i) {
+    EXPECT_LE(std::abs(ya[i] - yb[i]), 1) << i;
+    differ += ya[i] != yb[i];
+  }
+  EXPECT_LE(differ, 2);
 }
 
 // A zero scale is bad input: the pass leaves it, and running names the node that holds it.
-TEST(FuseQdqConv, AZeroScaleIsLeftForTheOpToRefuse) {
+TEST(FuseQdq, AZeroScaleIsLeftForTheOpToRefuse) {
   std::mt19937 rng(6);
   ir::Graph graph = qdq_conv(rng, 0.02f * 0.01f, false, /*y_scale=*/0.0f);
-  EXPECT_EQ(passes::fuse_qdq_conv(graph), 0u);
+  EXPECT_EQ(passes::fuse_qdq(graph), 0u);
   try {
     run_session(graph, {random_u8(rng, {1, 4, 6, 6})}, {});
     ADD_FAILURE() << "a zero scale ran";

@@ -22,7 +22,7 @@ TEST(OptimizeGraph, RunsEveryPassInOrderAndKeepsTheResult) {
   const std::vector<passes::PassRecord> records = passes::optimize_graph(after);
   std::vector<std::string> names;
   for (const passes::PassRecord& r : records) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"fuse_qdq_conv", "fold_constants", "sink_transposes",
+  EXPECT_EQ(names, (std::vector<std::string>{"fuse_qdq", "fold_constants", "sink_transposes",
                                              "fold_pad", "fold_batch_norm", "fold_conv_affine",
                                              "fuse_batch_norm", "fuse_layer_norm", "fuse_conv",
                                              "fuse_matmul", "fuse_gelu", "remove_dead_nodes"}));

@@ -1,8 +1,14 @@
-// MatMulInteger through oneDNN's int8 matmul (VNNI where the CPU has it): uint8/int8 A times
-// constant int8 B into int32, the layout of dynamically quantized models (DynamicQuantizeLinear
-// → MatMulInteger → Cast → Mul). A's zero point is given at run time (DynamicQuantizeLinear
-// computes it per call); B's must be 0, since oneDNN 2.6 subtracts no zero point from weights
-// (the quantizers write symmetric int8 weights). Leading axes of A are rows of one 2-D product.
+// MatMulInteger and QLinearMatMul through oneDNN's int8 matmul (VNNI where the CPU has it):
+// uint8/int8 A times constant int8 B. MatMulInteger writes the int32 sums, the layout of
+// dynamically quantized models (DynamicQuantizeLinear → MatMulInteger → Cast → Mul), with A's
+// zero point given at run time (DynamicQuantizeLinear computes it per call). QLinearMatMul (which
+// the quantized-graph pass makes of DequantizeLinear → MatMul → QuantizeLinear) requantizes them
+// inside the primitive: a_scale · b_scale / y_scale, per tensor or per column of B, as output
+// scales, y's zero point as the destination's. B's zero point must be 0, since oneDNN 2.6
+// subtracts none from weights (the quantizers write symmetric int8 weights). Leading axes of A
+// are rows of one 2-D product.
+#include <cmath>
+
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
 
@@ -12,46 +18,84 @@ namespace {
 
 using dnnl::memory;
 
-enum Input : size_t { kA, kB, kAZero, kBZero };
+// Where each operand is among the node's inputs.
+struct Operands {
+  bool qlinear;
+  size_t a, a_zero, b, b_zero;
+  size_t a_scale = 0, b_scale = 0, y_scale = 0, y_zero = 0;  // QLinearMatMul's
+};
+
+Operands operands_of(const ir::Node& node) {
+  if (node.op_type == "QLinearMatMul") return {true, 0, 2, 3, 5, 1, 4, 6, 7};
+  return {false, 0, 2, 1, 3};
+}
 
 bool serves(const ir::Node& node) {
-  return node.domain.empty() && node.op_type == "MatMulInteger";
+  return node.domain.empty() &&
+         (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
+}
+
+bool is_one_value(const Shape& s) {
+  return s.rank() == 0 || (s.rank() == 1 && s[0].value() == 1);
 }
 
 Verdict supports(const NodeRequest& r) {
-  const DType a = r.input(kA).dtype;
+  const Operands o = operands_of(r.node);
+  const DType a = r.input(o.a).dtype;
   if (a != DType::kU8 && a != DType::kI8) return Verdict::no("A must be uint8 or int8");
-  if (r.input(kA).shape.rank() < 2) return Verdict::no("A has fewer than 2 axes");
-  if (!r.input(kB).value) return Verdict::no("B is not constant (packed at prepare)");
-  if (r.input(kB).dtype != DType::kI8)
+  if (r.input(o.a).shape.rank() < 2) return Verdict::no("A has fewer than 2 axes");
+  if (!r.input(o.b).value) return Verdict::no("B is not constant (packed at prepare)");
+  if (r.input(o.b).dtype != DType::kI8)
     return Verdict::no("oneDNN's int8 matmul takes int8 weights; B is uint8");
-  if (r.input(kB).shape.rank() != 2) return Verdict::no("B is not 2-D");
-  if (r.has_input(kAZero) && r.input(kAZero).shape.rank() > 0 &&
-      !(r.input(kAZero).shape.rank() == 1 && r.input(kAZero).shape[0].value() == 1))
+  if (r.input(o.b).shape.rank() != 2) return Verdict::no("B is not 2-D");
+  if (r.has_input(o.a_zero) && !is_one_value(r.input(o.a_zero).shape))
     return Verdict::no("a_zero_point is not one value (per row)");
-  if (r.has_input(kBZero)) {
-    if (!r.input(kBZero).value) return Verdict::no("b_zero_point is not constant");
-    for (double z : r.input(kBZero).value->to_double())
+  if (r.has_input(o.b_zero)) {
+    if (!r.input(o.b_zero).value) return Verdict::no("b_zero_point is not constant");
+    for (double z : r.input(o.b_zero).value->to_double())
       if (z != 0)
         return Verdict::no("oneDNN 2.6 takes no weight zero points; b_zero_point is not 0");
   }
-  return Verdict::yes("int8 matmul with constant weights");
+  if (!o.qlinear) return Verdict::yes("int8 matmul with constant weights");
+  for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
+    if (!r.input(i).value) return Verdict::no("a scale is not constant");
+    for (double s : r.input(i).value->to_double())
+      if (!(s > 0) || !std::isfinite(s))  // the reference kernel names the node and the scale
+        return Verdict::no("a scale is not positive and finite");
+  }
+  if (!is_one_value(r.input(o.a_scale).shape) || !is_one_value(r.input(o.y_scale).shape))
+    return Verdict::no("a_scale and y_scale must be one value each");
+  if (!r.input(o.y_zero).value) return Verdict::no("y_zero_point is not constant");
+  return Verdict::yes("int8 matmul with constant weights, scales and output zero point");
 }
 
 class MatMulIntegerKernel final : public Kernel {
  public:
-  explicit MatMulIntegerKernel(const NodeRequest& r) {
-    const std::vector<int64_t> a_shape = r.input(kA).shape.values();
-    const int64_t k = a_shape.back(), n = r.input(kB).shape.values()[1];
+  explicit MatMulIntegerKernel(const NodeRequest& r) : o_(operands_of(r.node)) {
+    const std::vector<int64_t> a_shape = r.input(o_.a).shape.values();
+    const int64_t k = a_shape.back(), n = r.input(o_.b).shape.values()[1];
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < a_shape.size(); ++d) rows *= a_shape[d];
-    const memory::desc src = desc_of({rows, k}, Layout::kPlain, *data_type_of(r.input(kA).dtype));
+    const memory::desc src = desc_of({rows, k}, Layout::kPlain, *data_type_of(r.input(o_.a).dtype));
     const memory::desc w_plain = desc_of({k, n}, Layout::kPlain, memory::data_type::s8);
     const memory::desc w_any({k, n}, memory::data_type::s8, memory::format_tag::any);
-    const memory::desc dst = desc_of({rows, n}, Layout::kPlain, memory::data_type::s32);
+    const memory::desc dst =
+        desc_of({rows, n}, Layout::kPlain,
+                o_.qlinear ? *data_type_of(r.output(0).dtype) : memory::data_type::s32);
     dnnl::primitive_attr attr = user_scratchpad_attr();
-    has_zero_point_ = r.has_input(kAZero);
+    has_zero_point_ = r.has_input(o_.a_zero);
     if (has_zero_point_) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (o_.qlinear) {
+      // The requantization multiplier as the reference kernel computes it (float32 products).
+      const float a_scale = float(r.input(o_.a_scale).value->to_double()[0]);
+      const float y_scale = float(r.input(o_.y_scale).value->to_double()[0]);
+      std::vector<float> multipliers;
+      for (double b_scale : r.input(o_.b_scale).value->to_double())
+        multipliers.push_back(a_scale * float(b_scale) / y_scale);
+      attr.set_output_scales(multipliers.size() == 1 ? 0 : 1 << 1, multipliers);
+      if (const int32_t zp = int32_t(r.input(o_.y_zero).value->to_double()[0]))
+        attr.set_zero_points(DNNL_ARG_DST, 0, {zp});
+    }
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, w_any, dst), attr, cpu_engine());
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::matmul(pd), pd.scratchpad_desc());
@@ -63,23 +107,24 @@ class MatMulIntegerKernel final : public Kernel {
                                               desc_of({1}, Layout::kPlain, memory::data_type::s32));
       primitive_.set(zp_slot, &zero_point_);
     }
-    const Tensor& b = *r.input(kB).value;
+    const Tensor& b = *r.input(o_.b).value;
     primitive_.add_fixed(DNNL_ARG_WEIGHTS, reorder_to(b.raw(), w_plain, pd.weights_desc()));
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
   }
 
   void run(const KernelArgs& args) override {
     if (has_zero_point_) {
-      const Tensor& zp = *args.inputs[kAZero];
+      const Tensor& zp = *args.inputs[o_.a_zero];
       zero_point_ =
           zp.dtype() == DType::kU8 ? int32_t(zp.data<uint8_t>()[0]) : int32_t(zp.data<int8_t>()[0]);
     }
-    primitive_.set(src_slot_, args.inputs[kA]->raw());
+    primitive_.set(src_slot_, args.inputs[o_.a]->raw());
     primitive_.set(dst_slot_, args.outputs[0]->raw());
     primitive_.run(args.scratch);
   }
 
  private:
+  Operands o_;
   BoundPrimitive primitive_;
   int src_slot_ = -1, dst_slot_ = -1;
   bool has_zero_point_ = false;
