@@ -10,6 +10,44 @@ namespace strata::ops {
 
 namespace {
 
+// The boxes NonMaxSuppression has kept so far, one array per coordinate, so that a candidate is
+// compared with many of them at once (vector instructions where the CPU has them): with the
+// class-offset boxes torchvision's batched NMS writes, nearly every box is kept and each candidate
+// meets thousands.
+class KeptBoxes {
+ public:
+  size_t size() const { return y1_.size(); }
+  void add(float y1, float x1, float y2, float x2, float area) {
+    y1_.push_back(y1);
+    x1_.push_back(x1);
+    y2_.push_back(y2);
+    x2_.push_back(x2);
+    area_.push_back(area);
+  }
+  // Whether a kept box's intersection over union with the box (y1, x1, y2, x2) of `area` is over
+  // `threshold`.
+  __attribute__((target_clones("avx512f", "avx2", "default"))) bool overlaps(
+      float y1, float x1, float y2, float x2, float area, float threshold) const {
+    constexpr size_t kBlock = 64;  // compared without branching, then the first hit decides
+    for (size_t start = 0; start < size(); start += kBlock) {
+      const size_t end = std::min(size(), start + kBlock);
+      int hit = 0;
+      for (size_t k = start; k < end; ++k) {
+        const float ih = std::min(y2, y2_[k]) - std::max(y1, y1_[k]);
+        const float iw = std::min(x2, x2_[k]) - std::max(x1, x1_[k]);
+        const float inter = ih * iw;
+        const float uni = area + area_[k] - inter;
+        hit |= int(ih > 0) & int(iw > 0) & int(uni > 0) & int(inter / uni > threshold);
+      }
+      if (hit) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::vector<float> y1_, x1_, y2_, x2_, area_;
+};
+
 class NonMaxSuppressionOp final : public Op {
  public:
   explicit NonMaxSuppressionOp(const NodeInfo& node)
@@ -78,14 +116,7 @@ class NonMaxSuppressionOp final : public Op {
     }
     return {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
   }
-  static float iou(const Box& a, const Box& b) {
-    const float ih = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
-    const float iw = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
-    if (ih <= 0 || iw <= 0) return 0;
-    const float inter = ih * iw;
-    const float uni = (a.y2 - a.y1) * (a.x2 - a.x1) + (b.y2 - b.y1) * (b.x2 - b.x1) - inter;
-    return uni > 0 ? inter / uni : 0;
-  }
+  static float area(const Box& a) { return (a.y2 - a.y1) * (a.x2 - a.x1); }
 
   // Triples (batch, class, box) in output order.
   std::vector<int64_t> select(const std::vector<const Tensor*>& in) const {
@@ -110,14 +141,13 @@ class NonMaxSuppressionOp final : public Op {
           if (!has_score_threshold || sp[i] > score_threshold) candidates.push_back(i);
         std::stable_sort(candidates.begin(), candidates.end(),
                          [&](int64_t x, int64_t y) { return sp[x] > sp[y]; });
-        std::vector<Box> kept;
+        KeptBoxes kept;
         for (int64_t i : candidates) {
           if (int64_t(kept.size()) >= max_out) break;
           const Box bi = box(bp + i * 4);
-          bool suppressed = false;
-          for (const Box& k : kept) suppressed |= iou(bi, k) > iou_threshold;
-          if (suppressed) continue;
-          kept.push_back(bi);
+          const float ai = area(bi);
+          if (kept.overlaps(bi.y1, bi.x1, bi.y2, bi.x2, ai, iou_threshold)) continue;
+          kept.add(bi.y1, bi.x1, bi.y2, bi.x2, ai);
           out.insert(out.end(), {b, c, i});
         }
       }

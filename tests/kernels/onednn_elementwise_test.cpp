@@ -182,6 +182,24 @@ TEST(OnednnBinary, BroadcastFirstOperandOfSubStaysWithTheReference) {
   EXPECT_NE(r.steps[0].reason.find("broadcasts"), std::string::npos) << r.steps[0].reason;
 }
 
+// An image normalised per channel at rank 3 ([3,H,W] - [3,1,1], torchvision's detection
+// transform): oneDNN has only its reference implementation there, so the kernel reads the data
+// with a leading axis of 1.
+TEST(OnednnBinary, RankThreePerChannelOperandRunsOnAJitImplementation) {
+  std::mt19937 rng(41);
+  GraphBuilder g;
+  g.input("image", {3, 17, 19});
+  g.constant("mean", random_tensor(rng, {3, 1, 1}));
+  g.node("Sub", {"image", "mean"}, {"y"});
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(g.build(), {random_tensor(rng, {3, 17, 19})});
+  ASSERT_EQ(steps.size(), 1u);
+  expect_kernel(steps[0], "onednn:");
+  EXPECT_EQ(steps[0].kernel.find("ref"), std::string::npos) << steps[0].kernel;
+  EXPECT_NE(steps[0].reason.find("leading axis of 1"), std::string::npos) << steps[0].reason;
+}
+
 // Sum of two inputs runs as an Add, in the layout of convolution outputs; three inputs stay with
 // the reference kernel.
 TEST(OnednnBinary, SumOfTwoIsAnAdd) {

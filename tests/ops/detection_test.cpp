@@ -28,6 +28,28 @@ TEST(NonMaxSuppression, SuppressesOverlapsInScoreOrder) {
   EXPECT_EQ(run_op(nms(scores, 10, 0.9f, 0.5f))[0].dim(0), 2);
 }
 
+// Many kept boxes, compared with a candidate in blocks: 300 apart on a diagonal (all kept), then,
+// lower in score, one overlapping box 250 (the fifth block) and one overlapping nothing.
+TEST(NonMaxSuppression, AnOverlapFarDownTheKeptListSuppresses) {
+  constexpr int64_t kApart = 300;
+  std::vector<float> boxes, scores;
+  for (int64_t i = 0; i < kApart; ++i) {
+    const float p = float(i) * 2;
+    boxes.insert(boxes.end(), {p, p, p + 1, p + 1});
+    scores.push_back(1.0f - float(i) * 1e-3f);
+  }
+  boxes.insert(boxes.end(), {500, 500.1f, 501, 501.1f});  // IoU 0.82 with box 250
+  boxes.insert(boxes.end(), {-5, -5, -4, -4});
+  scores.insert(scores.end(), {0.1f, 0.05f});
+  OpCall call = op_call("NonMaxSuppression", 17);
+  const int64_t n = kApart + 2;
+  call.inputs = {Tensor::from<float>({1, n, 4}, boxes), Tensor::from<float>({1, 1, n}, scores),
+                 Tensor::from<int64_t>({1}, {1000}), Tensor::from<float>({1}, {0.5f})};
+  const std::vector<Tensor> out = run_op(call);
+  ASSERT_EQ(out[0].dim(0), kApart + 1);
+  EXPECT_EQ(out[0].data<int64_t>()[kApart * 3 + 2], kApart + 1);  // the last one, not kApart
+}
+
 TEST(NonMaxSuppression, CountIsSymbolicUntilTheScoresAreKnown) {
   const std::vector<ops::Meta> out =
       infer_only(op_call("NonMaxSuppression"),

@@ -82,10 +82,27 @@ class BinaryKernel final : public Kernel {
       per_channel = false;
     if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
     const bool follows = other == out || (per_channel && (!lower_rank || laid_out_here));
-    const memory::desc d0 = desc_of(out, layout);
-    const memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
-    const dnnl::binary::desc desc(algorithm_of(r.node.op_type), d0, d1, d0);
-    dnnl::binary::primitive_desc pd(desc, user_scratchpad_attr(), cpu_engine());
+    memory::desc d0 = desc_of(out, layout);
+    memory::desc d1 = desc_of(other, follows ? layout : Layout::kPlain);
+    dnnl::binary::primitive_desc pd(dnnl::binary::desc(algorithm_of(r.node.op_type), d0, d1, d0),
+                                    user_scratchpad_attr(), cpu_engine());
+    if (layout == Layout::kPlain && is_reference(pd) && out.size() < 6) {
+      // oneDNN's jit binary broadcasts a [C,1,1] operand along axis 1 of its destination; at
+      // rank 3 that axis is H (an image normalised by channel: [3,H,W] - [3,1,1]) and only its
+      // reference implementation takes it. The same bytes read with a leading 1 put C on axis 1.
+      const memory::desc w0 = desc_of(padded(out, out.size() + 1), Layout::kPlain);
+      const memory::desc w1 = desc_of(padded(other, out.size() + 1), Layout::kPlain);
+      dnnl::binary::primitive_desc wider(
+          dnnl::binary::desc(algorithm_of(r.node.op_type), w0, w1, w0), user_scratchpad_attr(),
+          cpu_engine());
+      if (!is_reference(wider)) {
+        note_ = "read with a leading axis of 1 (at rank " + std::to_string(out.size()) +
+                " oneDNN offers only " + impl_name(pd) + ")";
+        pd = wider;
+        d0 = w0;
+        d1 = w1;
+      }
+    }
     select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     input_layouts_ = {Layout::kPlain, Layout::kPlain};
