@@ -79,20 +79,32 @@ std::optional<size_t> next(const ir::Graph& graph, const std::vector<std::vector
   return n;
 }
 
-// x * Sigmoid(x): `value` read by exactly a Sigmoid and a Mul of it with the Sigmoid's output.
-std::optional<ActivationMatch> match_silu(const ir::Graph& graph,
-                                          const std::vector<std::vector<size_t>>& readers,
-                                          const std::vector<bool>& dead, ir::ValueId value) {
+// x * Sigmoid(x) (SiLU) and x * HardSigmoid(x) with alpha 1/6, beta 1/2 (hard-swish, as torch
+// exports it before opset 14): `value` read by exactly the gate and a Mul of it with the gate's
+// output.
+std::optional<ActivationMatch> match_gated(const ir::Graph& graph,
+                                           const std::vector<std::vector<size_t>>& readers,
+                                           const std::vector<bool>& dead, ir::ValueId value) {
   const std::vector<size_t>& r = readers[size_t(value)];
   if (r.size() != 2 || graph.values[size_t(value)].is_graph_output) return std::nullopt;
   for (int first = 0; first < 2; ++first) {
     const size_t s = r[size_t(first)], m = r[size_t(1 - first)];
-    if (dead[s] || dead[m] || !is_onnx_op(graph.nodes[s], "Sigmoid")) continue;
-    const ir::ValueId sig = graph.nodes[s].outputs[0];
-    if (!is_onnx_op(graph.nodes[m], "Mul") || other_input(graph.nodes[m], value) != sig) continue;
-    if (sole_reader(graph, readers, sig) != m) continue;
-    return ActivationMatch{
-        {ActivationKind::kSilu}, {std::min(s, m), std::max(s, m)}, graph.nodes[m].outputs[0]};
+    if (dead[s] || dead[m]) continue;
+    const ir::Node& gate = graph.nodes[s];
+    ActivationKind kind;
+    if (is_onnx_op(gate, "Sigmoid")) {
+      kind = ActivationKind::kSilu;
+    } else if (is_onnx_op(gate, "HardSigmoid") &&
+               near(attr_float(graph, gate, "alpha", 0.2f), 1.0 / 6) &&
+               near(attr_float(graph, gate, "beta", 0.5f), 0.5)) {
+      kind = ActivationKind::kHardSwish;
+    } else {
+      continue;
+    }
+    const ir::ValueId gated = gate.outputs[0];
+    if (!is_onnx_op(graph.nodes[m], "Mul") || other_input(graph.nodes[m], value) != gated) continue;
+    if (sole_reader(graph, readers, gated) != m) continue;
+    return ActivationMatch{{kind}, {std::min(s, m), std::max(s, m)}, graph.nodes[m].outputs[0]};
   }
   return std::nullopt;
 }
@@ -133,7 +145,7 @@ std::optional<ActivationMatch> match_gelu(const ir::Graph& graph,
 std::optional<ActivationMatch> match_activation(const ir::Graph& graph,
                                                 const std::vector<std::vector<size_t>>& readers,
                                                 const std::vector<bool>& dead, ir::ValueId value) {
-  if (std::optional<ActivationMatch> m = match_silu(graph, readers, dead, value)) return m;
+  if (std::optional<ActivationMatch> m = match_gated(graph, readers, dead, value)) return m;
   if (std::optional<ActivationMatch> m = match_gelu(graph, readers, dead, value)) return m;
   const std::optional<size_t> n = sole_reader(graph, readers, value);
   if (!n || dead[*n]) return std::nullopt;

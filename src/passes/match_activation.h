@@ -1,6 +1,7 @@
 // Recognises the activation applied to a value, for the fusion passes: one ONNX activation node
 // (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh, Elu, HardSigmoid, HardSwish, Gelu),
-// x * Sigmoid(x) (SiLU), or the exported GELU x * (1 + Erf(x / sqrt 2)) * 0.5.
+// x * Sigmoid(x) (SiLU), x * HardSigmoid(x) with alpha 1/6 and beta 1/2 (hard-swish as torch
+// exports it before opset 14), or the exported GELU x * (1 + Erf(x / sqrt 2)) * 0.5.
 #pragma once
 
 #include <optional>

@@ -80,3 +80,29 @@ TEST(FuseConv, StopsAtValuesOthersReadAndAtGraphOutputs) {
 
 }  // namespace
 }  // namespace strata::test
+
+namespace strata::test {
+namespace {
+
+// torch's hard-swish before opset 14: x * HardSigmoid(x, alpha 1/6, beta 1/2) (MobileNetV3).
+TEST(FuseConv, ExportedHardSwishIsOneActivation) {
+  std::mt19937 rng(3);
+  GraphBuilder g(11);
+  g.input("x", {1, 3, 5, 5});
+  g.constant("w", random_tensor(rng, {4, 3, 3, 3}));
+  g.node("Conv", {"x", "w"}, {"c"});
+  ir::Node& gate = g.node("HardSigmoid", {"c"}, {"h"});
+  gate.attributes["alpha"] = attr_float(1.0f / 6);
+  gate.attributes["beta"] = attr_float(0.5f);
+  g.node("Mul", {"c", "h"}, {"y"});
+  g.output("y");
+  const ir::Graph before = g.build();
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_conv(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"FusedConv"}));
+  EXPECT_EQ(attr_string(after.nodes[0], "activation"), "HardSwish");
+  expect_same_outputs(before, after, {random_tensor(rng, {1, 3, 5, 5})});
+}
+
+}  // namespace
+}  // namespace strata::test
