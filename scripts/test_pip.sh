@@ -12,7 +12,8 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 STRATA_BUILD_DIR="$build" "$work/venv/bin/python" -m pip install --no-build-isolation --no-index \
   --quiet . >"$work/pip.log" 2>&1 || { cat "$work/pip.log" >&2; exit 1; }
-installed=$(cd "$work" && "$work/venv/bin/python" -c 'import strata; print(strata._strata.__file__)')
+installed=$(cd "$work" &&
+            "$work/venv/bin/python" -c 'import strata; print(strata._strata.__file__)')
 case "$installed" in
   "$work/venv/"*) echo "pip installed $installed" ;;
   *) echo "pip: strata imported from $installed, not the venv" >&2; exit 1 ;;

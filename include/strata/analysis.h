@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,9 @@ struct AnalysisOptions {
   std::map<std::string, int64_t> dims;  // sizes of symbolic dims: figures evaluated there
   // Names a malformed shape in errors: "<shape_option> input: ..." (the command says "--shape").
   std::string shape_option = "shape";
+  // Called with each warning as it arises (the model's, then the analysis'), before a later
+  // error; they are also in Analysis::warnings().
+  std::function<void(const std::string&)> warn;
 };
 
 // Which tables render() prints, as `strata analyze --macs/--training/--by/--depth` choose.

@@ -52,12 +52,16 @@ Analysis analyze(const std::string& model_path, const AnalysisOptions& options) 
   onnx_import::LoadResult loaded = onnx_import::load_model(model_path, {.read_weights = false});
   AnalysisAbout& about = impl->about;
   about.load_ms = runtime::elapsed_ms(t0);
+  auto keep = [&](const std::string& w) {
+    impl->warnings.push_back(w);
+    if (options.warn) options.warn(w);
+  };
+  for (const std::string& w : loaded.warnings) keep(w);
   impl->graph = std::move(loaded.graph);
   t0 = std::chrono::steady_clock::now();
   impl->analysis = analyzer::analyze(impl->graph, analyze_options);
   about.analysis_ms = runtime::elapsed_ms(t0);
-  impl->warnings = loaded.warnings;
-  for (const std::string& w : impl->analysis.warnings) impl->warnings.push_back(w);
+  for (const std::string& w : impl->analysis.warnings) keep(w);
 
   const ir::Graph& graph = impl->graph;
   const analyzer::Analysis& a = impl->analysis;

@@ -27,8 +27,9 @@ struct AnalyzeCommandOptions {
   bool wide = false;
 };
 
-AnalysisOptions analysis_options(const ModelOptions& o) {
+AnalysisOptions analysis_options(const ModelOptions& o, const WarningSink& warn) {
   AnalysisOptions options;
+  options.warn = warn;
   for (const std::string& s : o.shapes) {
     auto [name, dims] = split_assignment(s, "--shape");
     options.shapes[name] = dims;
@@ -43,8 +44,7 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
   const WarningSink warn = print_warnings(&warnings);
   for (const std::string& path : {cmd.json_path, cmd.html_path})
     if (!path.empty()) check_writable(path);  // before the work, not after
-  const Analysis a = analyze(cmd.model.model, analysis_options(cmd.model));
-  for (const std::string& w : a.warnings()) warn(w);
+  const Analysis a = analyze(cmd.model.model, analysis_options(cmd.model, warn));
   const AnalysisAbout& about = a.about();
 
   fmt::print("strata {} analyze: {}\n", version(), cmd.model.model);
