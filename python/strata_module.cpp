@@ -270,9 +270,17 @@ PYBIND11_MODULE(_strata, m) {
            })
       .def("to_json", &strata::Profile::to_json)
       .def("trace_json", &strata::Profile::trace_json)
-      .def("render", &strata::Profile::render)
+      .def("render", [](const strata::Profile& p) { return p.render(); })
       .def("save_json", &strata::Profile::save_json, py::arg("path"))
-      .def("save_trace", &strata::Profile::save_trace, py::arg("path"));
+      .def("save_trace", &strata::Profile::save_trace, py::arg("path"))
+      .def("html", &strata::Profile::html)
+      .def("save_html", &strata::Profile::save_html, py::arg("path"));
+
+  py::class_<strata::Analysis>(m, "Analysis")
+      .def("to_json", &strata::Analysis::to_json)
+      .def("render", [](const strata::Analysis& a) { return a.render(); })
+      .def("html", &strata::Analysis::html)
+      .def("save_html", &strata::Analysis::save_html, py::arg("path"));
 
   m.def(
       "profile",
@@ -301,8 +309,7 @@ PYBIND11_MODULE(_strata, m) {
         o.shapes = shapes;
         o.dims = dims;
         py::gil_scoped_release release;
-        const strata::Analysis a = strata::analyze(path, o);
-        return std::make_pair(a.to_json(), a.render());
+        return strata::analyze(path, o);
       },
       py::arg("path"), py::arg("shapes"), py::arg("dims"));
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds strata with warnings as errors and runs every test (unit, CLI, conformance, the install
-# with a consumer project, Python); then builds with address and undefined-behaviour sanitizers
-# and runs the unit and conformance tests again.
+# with a consumer project, Python, `pip install .` into a venv); then builds with address and
+# undefined-behaviour sanitizers and runs the unit and conformance tests again.
 # With STRATA_FUZZ=1, last builds the libFuzzer targets (clang++) and runs each for 60 s
 # (scripts/fuzz.sh; off by default until a first full run of every target is green: see
 # docs/fuzzing.md, Results).
@@ -19,6 +19,7 @@ cmake --build build -j "$jobs"
 ./build/strata_tests --gtest_filter='Conformance.*' | grep '^\[conformance\]'
 bash scripts/test_install.sh build
 PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
+bash scripts/test_pip.sh build
 
 if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON \

@@ -10,6 +10,7 @@
 //     std::printf("%-20s %-8s %.4f ms\n", n.name.c_str(), n.op_type.c_str(), n.median_ms);
 //   p.save_json("tiny.profile.json");  // readable by `strata report` and `strata diff`
 //   p.save_trace("tiny.trace.json");   // https://ui.perfetto.dev
+//   p.save_html("tiny.html");          // the page `strata profile --html` writes
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "strata/model.h"
 #include "strata/session.h"
+#include "strata/views.h"
 
 namespace strata {
 
@@ -70,11 +72,16 @@ class Profile {
   std::vector<NodeRecord> nodes() const;  // in execution order
   std::string to_json() const;            // docs/profile-format.md, with derived figures
   std::string trace_json() const;         // Chrome Trace Event Format
-  // The tables `strata profile` prints (summary, top nodes, op types, scopes).
+  // The tables `strata profile` prints (summary, top nodes, op types, scopes), with the default
+  // views or those chosen (strata/views.h), as `strata report --by/--top/...` does.
   std::string render() const;
+  std::string render(const ViewOptions& view) const;
+  // The self-contained HTML report `strata profile --html` writes (docs/html-report.md).
+  std::string html() const;
   // Write the files; throw strata::Error naming the path when it cannot be written.
   void save_json(const std::string& path) const;
   void save_trace(const std::string& path) const;
+  void save_html(const std::string& path) const;
 
   struct Impl;  // the library's own (src/api/profile_impl.h)
   explicit Profile(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}

@@ -7,11 +7,15 @@
 #include "strata/compare.h"       // compare_dumps, compare_runs: the first divergent node
 #include "strata/dtype.h"         // DType
 #include "strata/errors.h"        // Error, ErrorCode
+#include "strata/files.h"         // check_writable: before long work
+#include "strata/machine.h"       // machine_peaks: FLOP/s and bandwidth (cached)
 #include "strata/model.h"         // Model: load, inputs, outputs
 #include "strata/profile.h"       // profile, Profile: per-node times, JSON, trace
 #include "strata/scoped_timer.h"  // ScopedTimer: time your own code into a profile
 #include "strata/session.h"       // bind_inputs, Session, run
+#include "strata/table.h"         // Table: the aligned text tables strata prints
 #include "strata/tensor.h"        // Array: the tensors going in and out
+#include "strata/views.h"         // ViewOptions: which tables a profile shows
 
 namespace strata {
 // "0.1.0"

@@ -82,6 +82,14 @@ class Profile:
         """Writes a Chrome trace (open it in https://ui.perfetto.dev)."""
         self._native.save_trace(_os.fspath(path))
 
+    def save_html(self, path):
+        """Writes the self-contained HTML report `strata profile --html` writes (charts, tables)."""
+        self._native.save_html(_os.fspath(path))
+
+    def html(self):
+        """The HTML report as a string (for IPython.display.HTML)."""
+        return self._native.html()
+
     def __str__(self):
         return self._native.render()
 
@@ -103,11 +111,20 @@ def profile(model, inputs=None, *, iterations=20, warmup=1, threads=1, optimize=
 
 class Analysis(dict):
     """`strata analyze --json` as a dict: "totals", "nodes" (per-node figures), "inputs",
-    "symbols"...; str() gives the tables `strata analyze` prints."""
+    "symbols"...; str() gives the tables `strata analyze` prints, save_html its HTML report."""
 
-    def __init__(self, figures, text):
-        super().__init__(figures)
-        self.text = text
+    def __init__(self, native):
+        super().__init__(_json.loads(native.to_json()))
+        self._native = native
+        self.text = native.render()
+
+    def save_html(self, path):
+        """Writes the self-contained HTML report `strata analyze --html` writes."""
+        self._native.save_html(_os.fspath(path))
+
+    def html(self):
+        """The HTML report as a string (for IPython.display.HTML)."""
+        return self._native.html()
 
     def __str__(self):
         return self.text
@@ -120,8 +137,7 @@ def analyze(model, *, dims=None, shapes=None):
     ({"input": "Nx3xHxW"}).
     """
     path = model.path if isinstance(model, Model) else _os.fspath(model)
-    figures, text = _strata.analyze(path, dict(shapes or {}), dict(dims or {}))
-    return Analysis(_json.loads(figures), text)
+    return Analysis(_strata.analyze(path, dict(shapes or {}), dict(dims or {})))
 
 
 def compare(a, b=None, *, against=None, inputs=None, threads=1, layout="auto", rtol=1e-3,

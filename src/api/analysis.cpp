@@ -4,13 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/analyze.h"
 #include "core/error.h"
+#include "io/file.h"
 #include "onnx/loader.h"
 #include "report/analysis_json.h"
 #include "report/analysis_text.h"
+#include "report/html_report.h"
+#include "runtime/timing.h"
 
 namespace strata {
 
@@ -21,6 +25,7 @@ struct Analysis::Impl {
   AnalysisTotals totals;
   std::vector<NodeFigures> nodes;
   std::vector<std::string> warnings;
+  AnalysisAbout about;
 };
 
 namespace {
@@ -36,19 +41,51 @@ std::optional<double> number(const nlohmann::json& object, const char* key) {
 Analysis analyze(const std::string& model_path, const AnalysisOptions& options) {
   analyzer::AnalyzeOptions analyze_options;
   for (const auto& [name, text] : options.shapes)
-    analyze_options.input_shapes[name] = analyzer::parse_symbolic_shape(text, "shape " + name);
+    analyze_options.input_shapes[name] =
+        analyzer::parse_symbolic_shape(text, options.shape_option + " " + name);
   for (const auto& [name, size] : options.dims) {
     if (size < 0) fail("dim {}: {} is not a size", name, size);
     analyze_options.dims[name] = size;
   }
   auto impl = std::make_shared<Analysis::Impl>();
+  auto t0 = std::chrono::steady_clock::now();
   onnx_import::LoadResult loaded = onnx_import::load_model(model_path, {.read_weights = false});
+  AnalysisAbout& about = impl->about;
+  about.load_ms = runtime::elapsed_ms(t0);
+  auto keep = [&](const std::string& w) {
+    impl->warnings.push_back(w);
+    if (options.warn) options.warn(w);
+  };
+  for (const std::string& w : loaded.warnings) keep(w);
   impl->graph = std::move(loaded.graph);
+  t0 = std::chrono::steady_clock::now();
   impl->analysis = analyzer::analyze(impl->graph, analyze_options);
-  impl->warnings = loaded.warnings;
-  for (const std::string& w : impl->analysis.warnings) impl->warnings.push_back(w);
-  impl->json = report::analysis_json(impl->graph, impl->analysis);
+  about.analysis_ms = runtime::elapsed_ms(t0);
+  for (const std::string& w : impl->analysis.warnings) keep(w);
+
+  const ir::Graph& graph = impl->graph;
+  const analyzer::Analysis& a = impl->analysis;
+  about.model = model_path;
+  about.ir_version = graph.ir_version;
+  about.opset = graph.opset;
+  about.nodes = graph.nodes.size();
+  about.producer_name = graph.producer_name;
+  about.producer_version = graph.producer_version;
+  about.evaluations = a.evaluations;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const ir::Value& v = graph.values[size_t(graph.inputs[i])];
+    about.inputs.push_back(
+        {v.name, fmt::format("{}{}", dtype_name(v.dtype), a.input_shapes[i].str())});
+  }
+  for (size_t s = 0; s < a.symbols.size(); ++s) about.symbols.push_back({a.symbols[s], a.sizes[s]});
+
+  // The file `strata analyze --json` writes.
+  impl->json = report::analysis_json(graph, a);
+  impl->json["strata_version"] = STRATA_VERSION;
   impl->json["model"] = model_path;
+  impl->json["load_ms"] = about.load_ms;
+  impl->json["analysis_ms"] = about.analysis_ms;
+  impl->json["warnings"] = impl->warnings;
 
   const nlohmann::json& t = impl->json["totals"];
   AnalysisTotals& totals = impl->totals;
@@ -62,7 +99,6 @@ Analysis analyze(const std::string& model_path, const AnalysisOptions& options) 
   totals.peak_activation_bytes = number(t, "peak_activation_bytes");
   totals.arena_bytes = number(t, "arena_bytes");
   totals.input_bytes = number(t, "input_bytes");
-  const analyzer::Analysis& a = impl->analysis;
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     const nlohmann::json& n = impl->json["nodes"][i];
     NodeFigures f;
@@ -92,14 +128,43 @@ const std::vector<NodeFigures>& Analysis::nodes() const {
 const std::vector<std::string>& Analysis::warnings() const {
   return impl_->warnings;
 }
+const AnalysisAbout& Analysis::about() const {
+  return impl_->about;
+}
 std::string Analysis::to_json() const {
   return impl_->json.dump(2);
 }
+void Analysis::save_json(const std::string& path) const {
+  io::write_file(path, to_json() + "\n");
+}
 
 std::string Analysis::render() const {
-  const report::AnalysisViewOptions view;
+  return render(AnalysisViewOptions{});
+}
+std::string Analysis::render(const AnalysisViewOptions& view) const {
   return report::render_analysis_totals(impl_->analysis, view) +
          report::render_analysis_tables(impl_->graph, impl_->analysis, view);
+}
+
+}  // namespace strata
+
+namespace strata {
+
+namespace {
+nlohmann::json page_data(const Analysis::Impl& impl) {
+  const nlohmann::json about = {{"strata_version", STRATA_VERSION},
+                                {"model", impl.about.model},
+                                {"load_ms", impl.about.load_ms},
+                                {"analysis_ms", impl.about.analysis_ms}};
+  return report::analysis_page_data(impl.graph, impl.analysis, about);
+}
+}  // namespace
+
+std::string Analysis::html() const {
+  return report::html_page("strata analyze: " + impl_->about.model, page_data(*impl_));
+}
+void Analysis::save_html(const std::string& path) const {
+  report::write_html(path, "strata analyze: " + impl_->about.model, page_data(*impl_));
 }
 
 }  // namespace strata

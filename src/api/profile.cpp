@@ -12,6 +12,7 @@
 #include "profiler/stats.h"
 #include "report/analysis_join.h"
 #include "report/chrome_trace.h"
+#include "report/html_report.h"
 #include "report/profile_json.h"
 #include "report/views.h"
 
@@ -137,13 +138,24 @@ std::string Profile::trace_json() const {
   return report::chrome_trace(impl_->profile).dump();
 }
 std::string Profile::render() const {
-  return report::render_views(impl_->profile, report::ViewOptions{});
+  return render(ViewOptions{});
+}
+std::string Profile::render(const ViewOptions& view) const {
+  return report::render_views(impl_->profile, view);
+}
+std::string Profile::html() const {
+  const profiler::Profile& p = impl_->profile;
+  return report::html_page("strata profile: " + p.model, report::profile_page_data(p));
 }
 void Profile::save_json(const std::string& path) const {
   report::write_profile(impl_->profile, path);
 }
 void Profile::save_trace(const std::string& path) const {
   report::write_chrome_trace(impl_->profile, path);
+}
+void Profile::save_html(const std::string& path) const {
+  const profiler::Profile& p = impl_->profile;
+  report::write_html(path, "strata profile: " + p.model, report::profile_page_data(p));
 }
 
 }  // namespace strata

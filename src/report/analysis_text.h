@@ -7,16 +7,12 @@
 
 #include "analyzer/analyze.h"
 #include "report/table.h"
+#include "strata/analysis.h"
 
 namespace strata::report {
 
-struct AnalysisViewOptions {
-  bool macs = false;      // headline MACs instead of FLOPs
-  bool training = false;  // backward FLOPs, saved activations and the training estimate
-  bool by_type = true, by_scope = true, by_node = true;
-  int depth = 0;   // scope tree: deepest level shown (0: all)
-  FitOptions fit;  // a terminal's width (the CLI sets it; files and pipes: every column)
-};
+// Public (include/strata/analysis.h).
+using strata::AnalysisViewOptions;
 
 // A count or a byte size as shown in the tables: value, else formula, else "?".
 std::string quantity_count(const analyzer::Analysis& a, const analyzer::Quantity& q);

@@ -42,11 +42,18 @@ size_t total_width(const std::vector<bool>& shown, const std::vector<size_t>& wi
 }
 }  // namespace
 
+}  // namespace strata::report
+
+namespace strata {
 size_t text_width(const std::string& text) {
   size_t width = 0;
   for (unsigned char c : text) width += (c & 0xC0) != 0x80;  // count bytes that start a code point
   return width;
 }
+
+}  // namespace strata
+
+namespace strata::report {
 
 std::string column_key(const std::string& header) {
   std::string key;
@@ -136,6 +143,18 @@ ColumnFit fit_columns(const std::vector<Column>& columns, const std::vector<size
   return f;
 }
 
+}  // namespace strata::report
+
+// Declared in include/strata/table.h.
+namespace strata {
+
+using report::ColumnFit;
+using report::kGap;
+using report::pad;
+using report::shorten_middle;
+using report::trim_right;
+using report::wrap_text;
+
 void Table::add_row(std::vector<std::string> cells) {
   if (cells.size() > columns_.size())
     fail_internal("table row has {} cells for {} columns", cells.size(), columns_.size());
@@ -149,7 +168,7 @@ std::string Table::render(const FitOptions& fit) const {
     widths[c] = text_width(columns_[c].header);
     for (const auto& row : rows_) widths[c] = std::max(widths[c], text_width(row[c]));
   }
-  const ColumnFit f = fit_columns(columns_, widths, fit);
+  const ColumnFit f = report::fit_columns(columns_, widths, fit);
   auto line = [&](auto cell_of) {
     std::string out;
     bool first = true;
@@ -174,4 +193,4 @@ std::string Table::render(const FitOptions& fit) const {
                    fit.width, "  ");
 }
 
-}  // namespace strata::report
+}  // namespace strata

@@ -7,26 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "strata/table.h"
+
 namespace strata::report {
 
-enum class Align { kLeft, kRight };
-
-struct Column {
-  std::string header;
-  Align align = Align::kRight;
-  // Importance when the table must fit a width: rank 0 always stays, then 1, 2, ...; the highest
-  // ranks are left out first.
-  int rank = 0;
-  // Long cells (node names, scopes) are shortened in the middle to fit, not left out.
-  bool shortens = false;
-};
-
-struct FitOptions {
-  size_t width = 0;                  // 0: no limit, every column (files and pipes)
-  std::vector<std::string> columns;  // show only these (by column_key) and the rank-0 ones
-  // How to see what was left out, in the note under a fitted table.
-  std::string hint = "--wide shows all, --columns LIST picks";
-};
+// The public text tables (include/strata/table.h) are the report layer's own.
+using strata::Align;
+using strata::Column;
+using strata::FitOptions;
+using strata::Table;
+using strata::text_width;
 
 // What a table shows after fitting: per column whether it is shown and at what width, and the
 // columns left out to fit the width (not those left out by FitOptions::columns).
@@ -55,29 +45,5 @@ std::string shorten_middle(const std::string& text, size_t width);
 // `text` wrapped at spaces into lines of at most `width` code points (0: one line), each ending
 // in a newline; lines after the first start with `indent`.
 std::string wrap_text(const std::string& text, size_t width, const std::string& indent = "  ");
-
-class Table {
- public:
-  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
-
-  // A row has one cell per column; missing trailing cells are empty.
-  void add_row(std::vector<std::string> cells);
-  size_t rows() const { return rows_.size(); }
-  // The cells as given, for views other than text (the HTML report shows the same tables).
-  const std::vector<Column>& columns() const { return columns_; }
-  const std::vector<std::vector<std::string>>& cells() const { return rows_; }
-
-  // Header, a rule of dashes, then the rows; columns two spaces apart, no trailing spaces. With a
-  // width, only what fits (fit_columns), then a note naming the columns left out and how to see
-  // them.
-  std::string render(const FitOptions& fit = {}) const;
-
- private:
-  std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
-};
-
-// Display width of UTF-8 text (code points; enough for the arrows and names strata prints).
-size_t text_width(const std::string& text);
 
 }  // namespace strata::report

@@ -8,17 +8,26 @@
 
 namespace strata::report {
 
+bool is_terminal(int fd) {
+  return isatty(fd) == 1;
+}
+
+std::string warning_style(const std::string& text, bool colour) {
+  return colour ? "\033[1;33m" + text + "\033[0m" : text;
+}
+
+}  // namespace strata::report
+
+// Declared in include/strata/views.h (the report layer uses them through report/terminal.h).
+namespace strata {
+
 namespace {
 constexpr size_t kDefaultWidth = 80;
 constexpr size_t kMaxWidth = 10000;  // a COLUMNS beyond this is a mistake, not a terminal
 }  // namespace
 
-bool is_terminal(int fd) {
-  return isatty(fd) == 1;
-}
-
 size_t terminal_width(int fd) {
-  if (!is_terminal(fd)) return 0;
+  if (!report::is_terminal(fd)) return 0;
   if (const char* columns = std::getenv("COLUMNS")) {
     char* end = nullptr;
     const long value = std::strtol(columns, &end, 10);
@@ -33,11 +42,7 @@ size_t terminal_width(int fd) {
 bool use_colour(int fd) {
   const char* no_colour = std::getenv("NO_COLOR");
   if (no_colour && *no_colour) return false;
-  return is_terminal(fd);
+  return report::is_terminal(fd);
 }
 
-std::string warning_style(const std::string& text, bool colour) {
-  return colour ? "\033[1;33m" + text + "\033[0m" : text;
-}
-
-}  // namespace strata::report
+}  // namespace strata

@@ -2,33 +2,14 @@
 // (tools/strata/view_cli.h) for both `strata profile` and `strata report`.
 #pragma once
 
-#include <cstddef>
-#include <string>
-#include <vector>
+#include "strata/views.h"
 
 namespace strata::report {
 
-enum class View { kNodes, kTypes, kScopes };
-
-enum class OrderBy { kTime, kFlops, kBytes, kGflops, kBandwidth, kAllocs };
-
-struct ViewOptions {
-  std::vector<View> views = {View::kNodes, View::kTypes};  // after the summary block
-  int top = 20;                                            // node rows shown (0: all)
-  OrderBy order_by = OrderBy::kTime;
-  // Filters, applied to the nodes before every view (tables, types, scopes):
-  std::vector<std::string> types;  // keep these op types only (empty: all)
-  double min_time_ms = 0;          // keep nodes whose median time is at least this
-  std::string name_regex;          // keep nodes whose name contains a match (ECMAScript)
-  int depth = 0;                   // scope tree: deepest level shown (0: all)
-  // How the tables meet the screen (the CLI sets these for a terminal):
-  size_t width = 0;                  // fit the tables to this many columns (0: every column)
-  std::vector<std::string> columns;  // --columns: only these (column_key names) besides names
-  bool wide = false;                 // --wide: every column even on a terminal
-  bool colour = false;               // warnings of the summary in colour
-};
-
-// "time", "flops", "bytes", "gflops", "bandwidth", "allocs".
-const char* order_by_name(OrderBy order);
+// The public declarations (include/strata/views.h) are the report layer's own.
+using strata::order_by_name;
+using strata::OrderBy;
+using strata::View;
+using strata::ViewOptions;
 
 }  // namespace strata::report

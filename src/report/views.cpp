@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 
-namespace strata::report {
+namespace strata {
 
 const char* order_by_name(OrderBy order) {
   switch (order) {
@@ -17,6 +17,10 @@ const char* order_by_name(OrderBy order) {
   }
   return "time";
 }
+
+}  // namespace strata
+
+namespace strata::report {
 
 FitOptions fit_options(const ViewOptions& options) {
   FitOptions fit;

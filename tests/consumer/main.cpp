@@ -32,11 +32,21 @@ int main(int argc, char** argv) {
     const strata::Profile p = strata::profile(model, inputs, profile_options);
     std::printf("profile: median %.3f ms, %zu nodes\n", p.summary().median_ms, p.nodes().size());
     if (p.nodes().empty() || !(p.summary().median_ms > 0)) return 1;
+    strata::ViewOptions view;  // the scope tree only, as `strata report --by scope`
+    view.views = {strata::View::kScopes};
+    if (p.render(view).find("scope") == std::string::npos) return 1;
+    if (p.html().find(p.nodes()[0].name) == std::string::npos) return 1;
+
+    strata::Table table({{"node", strata::Align::kLeft}, {"median ms"}});
+    for (const strata::NodeRecord& n : p.nodes())
+      table.add_row({n.name, std::to_string(n.median_ms)});
+    std::printf("%s", table.render({.width = 60}).c_str());
 
     const strata::Analysis a = strata::analyze(path);
     if (!a.totals().flops) return 1;
     std::printf("analysis: %.4g FLOPs, %lld params\n", *a.totals().flops,
                 (long long)a.totals().params);
+    if (a.html().find("strata-data") == std::string::npos) return 1;
   } catch (const strata::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return int(e.code());

@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "command_output.h"
+#include "model_binding.h"
 #include "model_options.h"
 #include "strata_internal.h"
 

@@ -6,40 +6,41 @@
 
 #include "command.h"
 #include "command_output.h"
-#include "strata_internal.h"
+#include "strata/machine.h"
+#include "strata/table.h"
 
 namespace strata::cli {
 
 namespace {
 
-struct MachineOptions {
+struct MachineCommandOptions {
   int threads = 0;  // 0: every count up to the logical CPUs
   bool refresh = false;
   std::string cache_path;
 };
 
-int execute_machine(const MachineOptions& cmd) {
-  profiler::MachineCacheOptions cache;
-  cache.path = cmd.cache_path.empty() ? profiler::default_machine_cache_path() : cmd.cache_path;
+int execute_machine(const MachineCommandOptions& cmd) {
+  strata::MachineOptions cache;
+  cache.cache_path = cmd.cache_path.empty() ? default_machine_cache_path() : cmd.cache_path;
   cache.refresh = cmd.refresh;
   cache.warn = print_warnings();
-  const int max_threads = cmd.threads > 0 ? cmd.threads : profiler::logical_cpus();
-  fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", profiler::cpu_model(), profiler::logical_cpus());
-  fmt::print("{:<12}{}\n", "cache", cache.path);
-  report::Table table({{"threads"},
-                       {"GFLOP/s FP32"},
-                       {"GOP/s int8"},
-                       {"GB/s triad"},
-                       {"balance FLOP/B"},
-                       {"isa", report::Align::kLeft},
-                       {"source", report::Align::kLeft}});
+  const int max_threads = cmd.threads > 0 ? cmd.threads : logical_cpus();
+  fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", cpu_model(), logical_cpus());
+  fmt::print("{:<12}{}\n", "cache", cache.cache_path);
+  Table table({{"threads"},
+               {"GFLOP/s FP32"},
+               {"GOP/s int8"},
+               {"GB/s triad"},
+               {"balance FLOP/B"},
+               {"isa", Align::kLeft},
+               {"source", Align::kLeft}});
   for (int t = 1; t <= max_threads; ++t) {
-    const profiler::MachineInfo m = profiler::machine_peaks(t, cache);
-    table.add_row({fmt::format("{}", t), report::fixed(m.peak_gflops, 1),
-                   report::fixed(m.peak_int8_gops, 1), report::fixed(m.peak_gbps, 1),
-                   report::fixed(m.peak_gflops / m.peak_gbps, 1),
+    const MachinePeaks m = machine_peaks(t, cache);
+    table.add_row({fmt::format("{}", t), fmt::format("{:.1f}", m.gflops),
+                   fmt::format("{:.1f}", m.int8_gops), fmt::format("{:.1f}", m.gbps),
+                   fmt::format("{:.1f}", m.gflops / m.gbps),
                    (m.isa.empty() ? "-" : m.isa) + ", " + (m.int8_isa.empty() ? "-" : m.int8_isa),
-                   m.peaks_source == "measured" ? "measured" : "cache"});
+                   m.measured ? "measured" : "cache"});
   }
   fmt::print("{}", table.render());
   return 0;
@@ -48,7 +49,7 @@ int execute_machine(const MachineOptions& cmd) {
 }  // namespace
 
 Command add_machine_command(CLI::App& app) {
-  auto cmd = std::make_shared<MachineOptions>();
+  auto cmd = std::make_shared<MachineCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "machine",
       "measure this machine's peak FP32 FLOP/s, int8 OP/s and memory bandwidth (cached)");

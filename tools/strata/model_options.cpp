@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "model_binding.h"
+
 namespace strata::cli {
 
 void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
@@ -82,6 +84,18 @@ int64_t parse_bytes(const std::string& text, const char* option) {
   return int64_t(value * scale);
 }
 
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& dims) {
+  std::map<std::string, int64_t> sizes;
+  for (const std::string& d : dims) {
+    auto [name, value] = split_assignment(d, "--dim");
+    if (value.empty() || value.size() > 12 ||
+        value.find_first_not_of("0123456789") != std::string::npos)
+      fail("--dim {}: '{}' is not a size (a whole number like 8)", name, value);
+    sizes[name] = std::stoll(value);
+  }
+  return sizes;
+}
+
 runtime::BindOptions bind_options(const ModelOptions& o) {
   runtime::BindOptions bind;
   for (const std::string& a : o.inputs) bind.inputs.push_back(runtime::parse_input_arg(a));
@@ -89,13 +103,7 @@ runtime::BindOptions bind_options(const ModelOptions& o) {
     auto [name, dims] = split_assignment(s, "--shape");
     bind.shapes[name] = runtime::parse_shape(dims, "--shape " + name);
   }
-  for (const std::string& d : o.dims) {
-    auto [name, value] = split_assignment(d, "--dim");
-    if (value.empty() || value.size() > 12 ||
-        value.find_first_not_of("0123456789") != std::string::npos)
-      fail("--dim {}: '{}' is not a size (a whole number like 8)", name, value);
-    bind.dims[name] = std::stoll(value);
-  }
+  bind.dims = parse_dims(o.dims);
   bind.seed = o.seed;
   return bind;
 }

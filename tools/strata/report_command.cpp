@@ -4,7 +4,8 @@
 #include <memory>
 
 #include "command.h"
-#include "strata_internal.h"
+#include "strata/files.h"
+#include "strata/profile.h"
 #include "view_cli.h"
 
 namespace strata::cli {
@@ -14,16 +15,15 @@ namespace {
 struct ReportOptions {
   std::string profile_path;
   std::string html_path;
-  report::ViewOptions view;
+  ViewOptions view;
 };
 
 int execute_report(const ReportOptions& cmd) {
-  if (!cmd.html_path.empty()) io::check_writable(cmd.html_path);
-  const profiler::Profile profile = report::read_profile(cmd.profile_path);
-  fmt::print("{}", report::render_views(profile, cmd.view));
+  if (!cmd.html_path.empty()) check_writable(cmd.html_path);
+  const Profile profile = Profile::load(cmd.profile_path);
+  fmt::print("{}", profile.render(cmd.view));
   if (!cmd.html_path.empty()) {
-    report::write_html(cmd.html_path, "strata profile: " + profile.model,
-                       report::profile_page_data(profile));
+    profile.save_html(cmd.html_path);
     fmt::print("\nreport written to {} (open it in a browser)\n", cmd.html_path);
   }
   return 0;

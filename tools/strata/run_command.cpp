@@ -11,6 +11,7 @@
 #include "command.h"
 #include "command_output.h"
 #include "format.h"
+#include "model_binding.h"
 #include "model_options.h"
 #include "strata_internal.h"
 
