@@ -188,8 +188,39 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b, const BootstrapOpt
   return d;
 }
 
+// On a narrow terminal the verdict, its change and the node's name stay; the interval, then the
+// medians, then the counts and types go first.
+std::vector<Column> diff_node_columns(const std::string& ci_header) {
+  return {{"#"},
+          {"node", Align::kLeft, 0, true},
+          {"type", Align::kLeft, 4},
+          {"A ms", Align::kRight, 3},
+          {"B ms", Align::kRight, 3},
+          {"Δ ms", Align::kRight, 1, false, "delta_ms"},
+          {"change"},
+          {ci_header, Align::kRight, 2, false, "ci"},
+          {"verdict", Align::kLeft}};
+}
+
+std::vector<Column> diff_type_columns(const std::string& ci_header) {
+  return {{"type", Align::kLeft},
+          {"nodes A", Align::kRight, 4},
+          {"nodes B", Align::kRight, 4},
+          {"A ms", Align::kRight, 3},
+          {"B ms", Align::kRight, 3},
+          {"Δ ms", Align::kRight, 1, false, "delta_ms"},
+          {"change"},
+          {ci_header, Align::kRight, 2, false, "ci"},
+          {"verdict", Align::kLeft}};
+}
+
+void check_diff_column_names(const std::vector<std::string>& names) {
+  check_column_names(names, {diff_node_columns("CI"), diff_type_columns("CI")});
+}
+
 std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                         const std::string& label_b, const ViewOptions& options) {
+  check_diff_column_names(options.columns);
   std::string out;
   out += fmt::format("{:<12}{}: {}\n", "A (base)", label_a, d.about_a);
   out += fmt::format("{:<12}{}: {}\n", "B", label_b, d.about_b);
@@ -218,15 +249,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   const size_t selected = rows.size();
   if (options.top > 0 && rows.size() > size_t(options.top)) rows.resize(size_t(options.top));
   const std::string ci_header = fmt::format("{:.0f}% CI", d.confidence * 100);
-  Table nodes({{"#"},
-               {"node", Align::kLeft},
-               {"type", Align::kLeft},
-               {"A ms"},
-               {"B ms"},
-               {"Δ ms"},
-               {"change"},
-               {ci_header},
-               {"verdict", Align::kLeft}});
+  Table nodes(diff_node_columns(ci_header));
   for (size_t i = 0; i < rows.size(); ++i) {
     const NodeChange& c = *rows[i];
     const RatioEstimate& e = c.estimate;
@@ -241,7 +264,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   }
   out += fmt::format("\nnodes by change in median time: {} of {} {}\n", rows.size(), selected,
                      selected == 1 ? "node" : "nodes");
-  out += nodes.render();
+  out += nodes.render(fit_options(options));
   const size_t compared = counts[0] + counts[1] + counts[2];
   out += fmt::format(
       "{:<12}{} faster, {} slower, {} no significant change, {} too few samples; {} only in A, "
@@ -265,15 +288,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   std::stable_sort(types.begin(), types.end(), [&](const TypeChange* x, const TypeChange* y) {
     return delta(x->estimate) > delta(y->estimate);
   });
-  Table type_table({{"type", Align::kLeft},
-                    {"nodes A"},
-                    {"nodes B"},
-                    {"A ms"},
-                    {"B ms"},
-                    {"Δ ms"},
-                    {"change"},
-                    {ci_header},
-                    {"verdict", Align::kLeft}});
+  Table type_table(diff_type_columns(ci_header));
   for (const TypeChange* t : types) {
     const RatioEstimate& e = t->estimate;
     const bool both = t->nodes_a > 0 && t->nodes_b > 0;
@@ -287,7 +302,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                                      : "only in B"});
   }
   out += fmt::format("\nop types by change in median time per iteration: {}\n", types.size());
-  out += type_table.render();
+  out += type_table.render(fit_options(options));
   return out;
 }
 

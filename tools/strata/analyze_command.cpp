@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "command.h"
 #include "command_output.h"
@@ -25,6 +26,7 @@ struct AnalyzeCommandOptions {
   std::string json_path;
   std::string html_path;
   bool wide = false;
+  std::vector<std::string> columns;
 };
 
 analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
@@ -46,16 +48,21 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
     if (!path.empty()) io::check_writable(path);  // before the work, not after
   const analyzer::AnalyzeOptions options = analyze_options(cmd.model);
 
+  std::optional<report::ProgressTicker> ticker(std::in_place, report::stderr_progress(), "load");
   auto t0 = std::chrono::steady_clock::now();
   onnx_import::LoadResult loaded =
       onnx_import::load_model(cmd.model.model, {.read_weights = false});
   const double load_ms = runtime::elapsed_ms(t0);
+  ticker.reset();
   for (const std::string& w : loaded.warnings) warn(w);
   const ir::Graph& graph = loaded.graph;
 
+  ticker.emplace(report::stderr_progress(), "analysis");
   t0 = std::chrono::steady_clock::now();
   const analyzer::Analysis a = analyzer::analyze(graph, options);
   const double analysis_ms = runtime::elapsed_ms(t0);
+  ticker.reset();
+  report::stderr_progress().clear();
   for (const std::string& w : a.warnings) warn(w);
 
   fmt::print("strata {} analyze: {}\n", kVersion, cmd.model.model);
@@ -81,7 +88,7 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
   view.training = cmd.training;
   view.depth = cmd.depth;
   view.fit.width = cmd.wide ? 0 : report::terminal_width(1);  // files and pipes: every column
-  view.fit.hint = "--wide shows all";
+  view.fit.columns = cmd.columns;
   if (!cmd.by.empty()) {
     view.by_type = view.by_scope = view.by_node = false;
     for (const std::string& b : cmd.by) {
@@ -134,6 +141,10 @@ Command add_analyze_command(CLI::App& app) {
   sub->add_option("--json", cmd->json_path, "write every figure as JSON to FILE");
   sub->add_option("--html", cmd->html_path,
                   "write a self-contained HTML report (charts and tables; docs/html-report.md)");
+  sub->add_option("--columns", cmd->columns,
+                  "show only these columns besides the names (the names in the note under a "
+                  "fitted table: headers in lower case, '_' for spaces)")
+      ->delimiter(',');
   sub->add_flag("--wide", cmd->wide,
                 "every column even on a terminal (files and pipes always get every column)");
   return {sub, [cmd] { return execute_analyze(*cmd); }};

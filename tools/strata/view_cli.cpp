@@ -15,6 +15,19 @@ void add_node_filter_options(CLI::App* sub, report::ViewOptions& options) {
                   "keep only nodes whose name contains a match of REGEX (ECMAScript)");
 }
 
+void add_fit_options(CLI::App* sub, report::ViewOptions& options) {
+  sub->add_option("--columns", options.columns,
+                  "show only these columns besides the essential ones (total_ms,median,kernel: "
+                  "the names in the note under a fitted table, headers in lower case, '_' for "
+                  "spaces)")
+      ->delimiter(',');
+  sub->add_flag("--wide", options.wide,
+                "every column even on a terminal (files and pipes always get every column)");
+  // On a terminal the tables fit its width and warnings stand out; files and pipes get neither.
+  options.width = report::terminal_width(1);
+  options.colour = report::use_colour(1);
+}
+
 void add_view_options(CLI::App* sub, report::ViewOptions& options) {
   using report::View;
   add_node_filter_options(sub, options);
@@ -46,15 +59,7 @@ void add_view_options(CLI::App* sub, report::ViewOptions& options) {
   sub->add_option("--depth", options.depth, "levels of the scope tree (0: all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--columns", options.columns,
-                  "show only these columns besides the names (total_ms,median,kernel; the names "
-                  "are the headers in lower case, '_' for spaces)")
-      ->delimiter(',');
-  sub->add_flag("--wide", options.wide,
-                "every column even on a terminal (files and pipes always get every column)");
-  // On a terminal the tables fit its width and warnings stand out; files and pipes get neither.
-  options.width = report::terminal_width(1);
-  options.colour = report::use_colour(1);
+  add_fit_options(sub, options);
 }
 
 }  // namespace strata::cli
