@@ -84,10 +84,28 @@ std::string interval(const RatioEstimate& e) {
   return fmt::format("[{}, {}]", change_pct(e.low), change_pct(e.high));
 }
 
-std::string whole_line(const char* label, const RatioEstimate& e, double confidence) {
-  return fmt::format("{:<12}median {} → {} ms  {}  {:.0f}% CI {}  {}\n", label,
-                     milliseconds(e.median_a), milliseconds(e.median_b), change_pct(e.ratio),
-                     confidence * 100, interval(e), verdict_name(e.verdict));
+constexpr size_t kLabelWidth = 12;
+
+// "label       text" on one line, or wrapped under the text's start when `width` (0: no limit)
+// is too narrow for it.
+std::string labelled(const std::string& label, const std::string& text, size_t width) {
+  const std::string line = fmt::format("{:<12}{}\n", label, text);
+  if (width == 0 || text_width(line) <= width + 1 || width <= 2 * kLabelWidth) return line;
+  const std::string wrapped = wrap_text(text, width - kLabelWidth, "");
+  std::string out;
+  size_t from = 0;
+  for (size_t end = wrapped.find('\n'); end != std::string::npos;
+       from = end + 1, end = wrapped.find('\n', from))
+    out += fmt::format("{:<12}{}\n", from == 0 ? label : "", wrapped.substr(from, end - from));
+  return out;
+}
+
+std::string whole_line(const char* label, const RatioEstimate& e, double confidence, size_t width) {
+  return labelled(label,
+                  fmt::format("median {} → {} ms  {}  {:.0f}% CI {}  {}", milliseconds(e.median_a),
+                              milliseconds(e.median_b), change_pct(e.ratio), confidence * 100,
+                              interval(e), verdict_name(e.verdict)),
+                  width);
 }
 
 }  // namespace
@@ -221,13 +239,14 @@ void check_diff_column_names(const std::vector<std::string>& names) {
 std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                         const std::string& label_b, const ViewOptions& options) {
   check_diff_column_names(options.columns);
+  const size_t width = fit_options(options).width;
   std::string out;
-  out += fmt::format("{:<12}{}: {}\n", "A (base)", label_a, d.about_a);
-  out += fmt::format("{:<12}{}: {}\n", "B", label_b, d.about_b);
-  for (const std::string& note : d.notes) out += fmt::format("{:<12}{}\n", "note", note);
-  out += whole_line("whole run", d.whole, d.confidence);
+  out += labelled("A (base)", label_a + ": " + d.about_a, width);
+  out += labelled("B", label_b + ": " + d.about_b, width);
+  for (const std::string& note : d.notes) out += labelled("note", note, width);
+  out += whole_line("whole run", d.whole, d.confidence, width);
   if (d.whole_unprofiled.median_a > 0 && d.whole_unprofiled.median_b > 0)
-    out += whole_line("unprofiled", d.whole_unprofiled, d.confidence);
+    out += whole_line("unprofiled", d.whole_unprofiled, d.confidence, width);
 
   // Nodes, by the size of the change in median time.
   const NodeFilter filter(options);
@@ -266,18 +285,21 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                      selected == 1 ? "node" : "nodes");
   out += nodes.render(fit_options(options));
   const size_t compared = counts[0] + counts[1] + counts[2];
-  out += fmt::format(
-      "{:<12}{} faster, {} slower, {} no significant change, {} too few samples; {} only in A, "
-      "{} only in B\n",
-      "verdicts", counts[int(Verdict::kFaster)], counts[int(Verdict::kSlower)],
-      counts[int(Verdict::kNoChange)], counts[int(Verdict::kTooFewSamples)], only_a, only_b);
+  out += labelled("verdicts",
+                  fmt::format("{} faster, {} slower, {} no significant change, {} too few "
+                              "samples; {} only in A, {} only in B",
+                              counts[int(Verdict::kFaster)], counts[int(Verdict::kSlower)],
+                              counts[int(Verdict::kNoChange)], counts[int(Verdict::kTooFewSamples)],
+                              only_a, only_b),
+                  width);
   if (compared > 0)
-    out += fmt::format(
-        "{:<12}a change counts when its {:.0f}% interval lies beyond ±{:.1f}%; at most about "
-        "{:.1f} "
-        "of these {} comparisons would count by chance alone\n",
-        "", d.confidence * 100, d.min_change * 100, (1 - d.confidence) * double(compared),
-        compared);
+    out += labelled("",
+                    fmt::format("a change counts when its {:.0f}% interval lies beyond ±{:.1f}%; "
+                                "at most about {:.1f} of these {} comparisons would count by "
+                                "chance alone",
+                                d.confidence * 100, d.min_change * 100,
+                                (1 - d.confidence) * double(compared), compared),
+                    width);
 
   // Types, by the size of the change in their per-iteration time.
   std::vector<const TypeChange*> types;

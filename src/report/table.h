@@ -20,7 +20,7 @@ struct Column {
   // Long cells (node names, scopes) are shortened in the middle to fit, not left out.
   bool shortens = false;
   // The name --columns knows it by; empty: column_key(header).
-  std::string key;
+  std::string key{};
 };
 
 struct FitOptions {

@@ -211,7 +211,9 @@ TEST(TerminalCli, PipedOutputHasNoCarriageReturnNoEscapeAndEveryColumn) {
       EXPECT_EQ(text->find('\033'), std::string::npos) << describe(r);
       EXPECT_EQ(text->find("strata: iterations"), std::string::npos) << describe(r);
     }
-    if (args[0] == "diff") EXPECT_NE(r.out.find("95% CI"), std::string::npos) << r.out;
+    if (args[0] == "diff") {
+      EXPECT_NE(r.out.find("95% CI"), std::string::npos) << r.out;
+    }
     if (args[0] == "profile") {
       EXPECT_NE(r.out.find("alloc bytes"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("shapes"), std::string::npos) << r.out;
