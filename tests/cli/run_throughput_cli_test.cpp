@@ -148,9 +148,9 @@ TEST(RunThroughputCli, BadValuesAreOneSentenceAndExit2) {
   std::filesystem::remove(dir.path("inputs/notes.txt"));
   io::write_npy(dir.path("inputs/3.npy"), Tensor::from<float>({3, 2}, std::vector<float>(6, 3)));
   expect_bad_input(run_strata(dir, {"run", model, "-i", folder}), {"3.npy", "'x'"});
-  // A folder feeds strata run only.
+  // strata profile reads a folder the same way.
   expect_bad_input(run_strata(dir, {"profile", model, "-i", folder, "--no-roofline"}),
-                   {"folder", "strata run"});
+                   {"3.npy", "'x'"});
 }
 
 }  // namespace

@@ -229,7 +229,9 @@ BoundModel load_and_bind(const ModelOptions& options,
   } else if (const runtime::BindOptions bind = bind_options(options);
              runtime::has_input_folder(bind)) {
     if (!input_folders)
-      fail("--input: a folder of inputs is for strata run (one file per inference); give a file");
+      fail(
+          "--input: a folder of inputs is for strata run and strata profile (one file per "
+          "inference); give a file");
     bind_input_folders(bound, bind);
   } else {
     runtime::expand_input_folders(bind);  // names a source that does not exist
