@@ -111,7 +111,8 @@ TEST(ProfileThroughputCli, DurationAndAFolderOfInputs) {
   // A single Mul runs many pairs in 0.3 s; the summary says how many.
   const size_t iterations = j["iterations_ms"].size();
   EXPECT_GT(iterations, 10u);
-  EXPECT_NE(line_starting(r.out, "run").find(std::to_string(iterations) + " iterations"),
+  EXPECT_NE(line_starting(r.out, "run")
+                .find(std::to_string(iterations) + " iterations (--duration 0.3 s)"),
             std::string::npos)
       << r.out;
 }
