@@ -25,6 +25,9 @@ struct Column {
   int rank = 0;
   // Long cells (node names, scopes) are shortened in the middle to fit, not left out.
   bool shortens = false;
+  // The name FitOptions::columns (--columns) knows it by; empty: its header in lower case with
+  // '_' for spaces ("total ms" → total_ms).
+  std::string key{};
 };
 
 struct FitOptions {

@@ -110,18 +110,25 @@ DumpComparison compare_dumps(const Dump& a, const Dump& b, const runtime::Tolera
   return c;
 }
 
-std::string render_comparison(const DumpComparison& c, const std::string& label_a,
-                              const std::string& label_b, const runtime::Tolerance& tol) {
+// A narrow terminal keeps the names and the largest error; cosine and ULP go first.
+std::vector<report::Column> comparison_columns() {
   using report::Align;
-  report::Table table({{"node", Align::kLeft},
-                       {"op", Align::kLeft},
-                       {"value", Align::kLeft},
-                       {"max abs"},
-                       {"max rel"},
-                       {"cosine"},
-                       {"ULP"},
-                       {"mismatches"},
-                       {"", Align::kLeft}});
+  return {{"node", Align::kLeft, 0, true},
+          {"op", Align::kLeft, 2},
+          {"value", Align::kLeft, 0, true},
+          {"max abs"},
+          {"max rel", Align::kRight, 1},
+          {"cosine", Align::kRight, 3},
+          {"ULP", Align::kRight, 3},
+          {"mismatches", Align::kRight, 1},
+          {"", Align::kLeft}};
+}
+
+std::string render_comparison(const DumpComparison& c, const std::string& label_a,
+                              const std::string& label_b, const runtime::Tolerance& tol,
+                              const report::FitOptions& fit) {
+  using report::Align;
+  report::Table table(comparison_columns());
   for (const ValueDiff& d : c.values) {
     const runtime::Comparison& r = d.comparison;
     table.add_row({d.node ? c.nodes[*d.node].name : "(input)",
@@ -133,7 +140,7 @@ std::string render_comparison(const DumpComparison& c, const std::string& label_
   std::string out =
       fmt::format("compare {} (A) with {} (B): |A - B| <= {:g} + {:g} * {}\n", label_a, label_b,
                   tol.atol, tol.rtol, tol.relative_to_tensor ? "max(|B|, rms(B))" : "|B|");
-  out += table.render();
+  out += table.render(fit);
   out +=
       fmt::format("{} values compared, {} out of tolerance", c.values.size(), c.out_of_tolerance);
   if (c.only_a || c.only_b) out += fmt::format(" ({} only in A, {} only in B)", c.only_a, c.only_b);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "debug/dump.h"
+#include "report/table.h"
 #include "runtime/verify.h"
 
 namespace strata::debug {
@@ -42,9 +43,14 @@ struct DumpComparison {
 // in both indexes), when they share no value, or when a shared value's dtype or shape differs.
 DumpComparison compare_dumps(const Dump& a, const Dump& b, const runtime::Tolerance& tol);
 
+// The columns of render_comparison's table (for --columns).
+std::vector<report::Column> comparison_columns();
+
 // The table (node, op, value, max abs, max rel, cosine, ULP, mismatches per shared value), a
-// summary line and "first divergent node: NAME (OP)".
+// summary line and "first divergent node: NAME (OP)". On a terminal (`fit`) the table fits its
+// width: names shortened in the middle, the cosine and ULP columns left out first.
 std::string render_comparison(const DumpComparison& c, const std::string& label_a,
-                              const std::string& label_b, const runtime::Tolerance& tol);
+                              const std::string& label_b, const runtime::Tolerance& tol,
+                              const report::FitOptions& fit = {});
 
 }  // namespace strata::debug

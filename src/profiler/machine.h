@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "core/progress.h"
 #include "profiler/profile.h"
 
 namespace strata::profiler {
@@ -42,6 +43,9 @@ struct MachineCacheOptions {
   bool refresh = false;  // measure even when the cache holds the figures (and update the cache)
   // Called with a warning (corrupt or foreign cache, cache not writable); nullptr: ignored.
   std::function<void(const std::string&)> warn;
+  // Told before each measurement ("machine peaks", done of 3) and after the last: between the
+  // timed loops, never inside one.
+  ProgressFn progress;
 };
 
 // $STRATA_MACHINE_CACHE, else $XDG_CACHE_HOME/strata/machine.json, else

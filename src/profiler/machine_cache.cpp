@@ -109,16 +109,23 @@ MachineInfo machine_peaks(int threads, const MachineCacheOptions& options) {
       return *cached;
     }
   }
+  const auto progress = [&](int64_t done) {
+    if (options.progress) options.progress("machine peaks", done, 3);
+  };
   MachineInfo m;
   m.cpu = cpu;
   m.logical_cpus = logical_cpus();
+  progress(0);
   const FlopsMeasurement flops = measure_peak_gflops(threads, kFlopsSeconds);
   m.peak_gflops = flops.gflops;
   m.isa = flops.isa;
+  progress(1);
   const FlopsMeasurement int8 = measure_peak_int8_gops(threads, kFlopsSeconds);
   m.peak_int8_gops = int8.gflops;
   m.int8_isa = int8.isa;
+  progress(2);
   m.peak_gbps = measure_bandwidth_gbps(threads, kBandwidthPasses);
+  progress(3);
   m.peaks_source = "measured";
   if (!cache.may_write) return m;
   json kept = json::array();

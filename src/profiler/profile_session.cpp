@@ -1,5 +1,7 @@
 #include "profiler/profile_session.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "profiler/collected_profile.h"
 #include "profiler/collector.h"
@@ -31,42 +33,73 @@ double unprofiled_run(runtime::Session& session, const std::vector<const Tensor*
   return tick_span_ms(start, ticks());
 }
 
+// Room for the profiled runs of a --duration: four times the pairs the pace of the last warm-up
+// run (else the cold first run) would fit, as runs get faster once warm, within the event
+// buffers' limit.
+size_t duration_capacity(double duration_seconds, double pair_ms, size_t steps) {
+  const double by_memory =
+      kMaxEventBytes / (double(std::max<size_t>(steps, 1)) * sizeof(NodeEvent));
+  const double wanted = 4 * duration_seconds * 1000 / std::max(pair_ms, 1e-3) + 16;
+  return size_t(std::max(1.0, std::min(wanted, by_memory)));
+}
+
 }  // namespace
 
 Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
                         const ProfileRunOptions& options) {
-  if (options.iterations < 1)
+  return profile_session(session, std::vector<std::vector<const Tensor*>>{inputs}, options);
+}
+
+Profile profile_session(runtime::Session& session,
+                        const std::vector<std::vector<const Tensor*>>& input_sets,
+                        const ProfileRunOptions& options) {
+  if (input_sets.empty()) fail_internal("profile_session needs at least one input set");
+  const bool by_time = options.duration_seconds > 0;
+  if (!by_time && options.iterations < 1)
     fail("profiling needs at least 1 iteration, not {}", options.iterations);
   if (options.warmup < 0) fail("the warm-up count must not be negative, not {}", options.warmup);
   const size_t steps = session.steps().size();
   const double event_bytes = double(steps) * options.iterations * double(sizeof(NodeEvent));
-  if (event_bytes > kMaxEventBytes)
+  if (!by_time && event_bytes > kMaxEventBytes)
     fail(
         "{} iterations of {} nodes would need {:.0f} bytes of event buffers, over the limit of "
         "{}: profile fewer iterations",
         options.iterations, steps, event_bytes, kMaxEventBytes);
+  const auto set = [&](int64_t i) -> const std::vector<const Tensor*>& {
+    return input_sets[size_t(i) % input_sets.size()];
+  };
 
   const auto progress = [&](const char* phase, int64_t done, int64_t total) {
     if (options.progress) options.progress(phase, done, total);
   };
   Collector cold(steps, 1);
   progress("first run", 0, 1);
-  profiled_run(session, inputs, cold);
+  profiled_run(session, set(0), cold);
+  double pair_ms = 2 * double(cold.run_end_ns(0) - cold.run_start_ns(0)) * 1e-6;
   for (int i = 0; i < options.warmup; ++i) {
     progress("warm-up", i, options.warmup);
-    session.run(inputs);
+    const double ms = unprofiled_run(session, set(i));
+    if (i == options.warmup - 1) pair_ms = 2 * ms;
   }
 
-  Collector collector(steps, size_t(options.iterations));
+  const size_t capacity = by_time ? duration_capacity(options.duration_seconds, pair_ms, steps)
+                                  : size_t(options.iterations);
+  Collector collector(steps, capacity);
   std::vector<double> unprofiled;
-  unprofiled.reserve(size_t(options.iterations));
+  unprofiled.reserve(capacity);
   const UsageReading usage_from = read_usage();
-  for (int i = 0; i < options.iterations; ++i) {
+  const int64_t start = ticks();
+  const auto more = [&](size_t i) {
+    if (!by_time) return i < capacity;
+    return i == 0 ||
+           (i < capacity && tick_span_ms(start, ticks()) < options.duration_seconds * 1e3);
+  };
+  for (size_t i = 0; more(i); ++i) {
     const bool profiled_first = i % 2 == 0;
-    if (profiled_first) profiled_run(session, inputs, collector);
-    unprofiled.push_back(unprofiled_run(session, inputs));
-    if (!profiled_first) profiled_run(session, inputs, collector);
-    progress("iterations", i + 1, options.iterations);
+    if (profiled_first) profiled_run(session, set(int64_t(i)), collector);
+    unprofiled.push_back(unprofiled_run(session, set(int64_t(i))));
+    if (!profiled_first) profiled_run(session, set(int64_t(i)), collector);
+    progress("iterations", int64_t(i + 1), by_time ? 0 : options.iterations);
   }
   const UsageReading usage_to = read_usage();
 
@@ -84,7 +117,7 @@ Profile profile_session(runtime::Session& session, const std::vector<const Tenso
 
   if (options.isolate) {
     const std::vector<double> medians =
-        isolated_medians(session, inputs, options.isolate_repeats, options.progress);
+        isolated_medians(session, set(0), options.isolate_repeats, options.progress);
     for (size_t s = 0; s < steps; ++s) profile.nodes[s].isolated_median_ms = medians[s];
   }
   profile.peak_rss_bytes = peak_rss_bytes();

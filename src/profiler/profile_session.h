@@ -15,6 +15,10 @@ namespace strata::profiler {
 struct ProfileRunOptions {
   int warmup = 1;       // runs after the first one, not recorded
   int iterations = 20;  // profiled runs, and as many unprofiled ones
+  // Above 0: profiled/unprofiled pairs run until this many seconds have passed instead of
+  // `iterations` (at least one pair; at most four times what the warm-up's pace fits, and within
+  // the event buffers' limit).
+  double duration_seconds = 0;
   bool isolate = false;
   int isolate_repeats = 10;
   // Told after each run ("first run", "warm-up", "iterations") and, with isolate, after each
@@ -33,6 +37,12 @@ struct ProfileRunOptions {
 // Fills the measured fields and the rows; model, machine, options and load/prepare times are the
 // caller's.
 Profile profile_session(runtime::Session& session, const std::vector<const Tensor*>& inputs,
+                        const ProfileRunOptions& options);
+// The same over several input sets (strata profile --input DIR), round-robin: iteration i (its
+// profiled and its unprofiled run alike) and warm-up run i use set i % count; the first run and
+// the isolation use set 0.
+Profile profile_session(runtime::Session& session,
+                        const std::vector<std::vector<const Tensor*>>& input_sets,
                         const ProfileRunOptions& options);
 
 }  // namespace strata::profiler

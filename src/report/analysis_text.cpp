@@ -340,10 +340,14 @@ std::string render_analysis_totals(const Analysis& a, const AnalysisViewOptions&
 
 std::string render_analysis_tables(const ir::Graph& graph, const Analysis& a,
                                    const AnalysisViewOptions& o) {
+  const Table by_type = analysis_type_table(graph, a, o);
+  const Table by_scope = analysis_scope_table(graph, a, o);
+  const Table by_node = analysis_node_table(graph, a, o);
+  check_column_names(o.fit.columns, {by_type.columns(), by_scope.columns(), by_node.columns()});
   std::string out;
-  if (o.by_type) out += "\nby op type\n" + analysis_type_table(graph, a, o).render(o.fit);
-  if (o.by_scope) out += "\nby scope\n" + analysis_scope_table(graph, a, o).render(o.fit);
-  if (o.by_node) out += "\nby node\n" + analysis_node_table(graph, a, o).render(o.fit);
+  if (o.by_type) out += "\nby op type\n" + by_type.render(o.fit);
+  if (o.by_scope) out += "\nby scope\n" + by_scope.render(o.fit);
+  if (o.by_node) out += "\nby node\n" + by_node.render(o.fit);
   return out;
 }
 

@@ -30,7 +30,8 @@ Table analysis_scope_table(const ir::Graph& graph, const analyzer::Analysis& a,
 Table analysis_node_table(const ir::Graph& graph, const analyzer::Analysis& a,
                           const AnalysisViewOptions& options);
 
-// The tables asked for in `options`, each with a title line.
+// The tables asked for in `options`, each with a title line. Fails (exit 2) naming a
+// options.fit.columns name that no table has.
 std::string render_analysis_tables(const ir::Graph& graph, const analyzer::Analysis& a,
                                    const AnalysisViewOptions& options);
 

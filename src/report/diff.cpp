@@ -84,10 +84,28 @@ std::string interval(const RatioEstimate& e) {
   return fmt::format("[{}, {}]", change_pct(e.low), change_pct(e.high));
 }
 
-std::string whole_line(const char* label, const RatioEstimate& e, double confidence) {
-  return fmt::format("{:<12}median {} → {} ms  {}  {:.0f}% CI {}  {}\n", label,
-                     milliseconds(e.median_a), milliseconds(e.median_b), change_pct(e.ratio),
-                     confidence * 100, interval(e), verdict_name(e.verdict));
+constexpr size_t kLabelWidth = 12;
+
+// "label       text" on one line, or wrapped under the text's start when `width` (0: no limit)
+// is too narrow for it.
+std::string labelled(const std::string& label, const std::string& text, size_t width) {
+  const std::string line = fmt::format("{:<12}{}\n", label, text);
+  if (width == 0 || text_width(line) <= width + 1 || width <= 2 * kLabelWidth) return line;
+  const std::string wrapped = wrap_text(text, width - kLabelWidth, "");
+  std::string out;
+  size_t from = 0;
+  for (size_t end = wrapped.find('\n'); end != std::string::npos;
+       from = end + 1, end = wrapped.find('\n', from))
+    out += fmt::format("{:<12}{}\n", from == 0 ? label : "", wrapped.substr(from, end - from));
+  return out;
+}
+
+std::string whole_line(const char* label, const RatioEstimate& e, double confidence, size_t width) {
+  return labelled(label,
+                  fmt::format("median {} → {} ms  {}  {:.0f}% CI {}  {}", milliseconds(e.median_a),
+                              milliseconds(e.median_b), change_pct(e.ratio), confidence * 100,
+                              interval(e), verdict_name(e.verdict)),
+                  width);
 }
 
 }  // namespace
@@ -188,15 +206,47 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b, const BootstrapOpt
   return d;
 }
 
+// On a narrow terminal the verdict, its change and the node's name stay; the interval, then the
+// medians, then the counts and types go first.
+std::vector<Column> diff_node_columns(const std::string& ci_header) {
+  return {{"#"},
+          {"node", Align::kLeft, 0, true},
+          {"type", Align::kLeft, 4},
+          {"A ms", Align::kRight, 3},
+          {"B ms", Align::kRight, 3},
+          {"Δ ms", Align::kRight, 1, false, "delta_ms"},
+          {"change"},
+          {ci_header, Align::kRight, 2, false, "ci"},
+          {"verdict", Align::kLeft}};
+}
+
+std::vector<Column> diff_type_columns(const std::string& ci_header) {
+  return {{"type", Align::kLeft},
+          {"nodes A", Align::kRight, 4},
+          {"nodes B", Align::kRight, 4},
+          {"A ms", Align::kRight, 3},
+          {"B ms", Align::kRight, 3},
+          {"Δ ms", Align::kRight, 1, false, "delta_ms"},
+          {"change"},
+          {ci_header, Align::kRight, 2, false, "ci"},
+          {"verdict", Align::kLeft}};
+}
+
+void check_diff_column_names(const std::vector<std::string>& names) {
+  check_column_names(names, {diff_node_columns("CI"), diff_type_columns("CI")});
+}
+
 std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                         const std::string& label_b, const ViewOptions& options) {
+  check_diff_column_names(options.columns);
+  const size_t width = fit_options(options).width;
   std::string out;
-  out += fmt::format("{:<12}{}: {}\n", "A (base)", label_a, d.about_a);
-  out += fmt::format("{:<12}{}: {}\n", "B", label_b, d.about_b);
-  for (const std::string& note : d.notes) out += fmt::format("{:<12}{}\n", "note", note);
-  out += whole_line("whole run", d.whole, d.confidence);
+  out += labelled("A (base)", label_a + ": " + d.about_a, width);
+  out += labelled("B", label_b + ": " + d.about_b, width);
+  for (const std::string& note : d.notes) out += labelled("note", note, width);
+  out += whole_line("whole run", d.whole, d.confidence, width);
   if (d.whole_unprofiled.median_a > 0 && d.whole_unprofiled.median_b > 0)
-    out += whole_line("unprofiled", d.whole_unprofiled, d.confidence);
+    out += whole_line("unprofiled", d.whole_unprofiled, d.confidence, width);
 
   // Nodes, by the size of the change in median time.
   const NodeFilter filter(options);
@@ -218,15 +268,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   const size_t selected = rows.size();
   if (options.top > 0 && rows.size() > size_t(options.top)) rows.resize(size_t(options.top));
   const std::string ci_header = fmt::format("{:.0f}% CI", d.confidence * 100);
-  Table nodes({{"#"},
-               {"node", Align::kLeft},
-               {"type", Align::kLeft},
-               {"A ms"},
-               {"B ms"},
-               {"Δ ms"},
-               {"change"},
-               {ci_header},
-               {"verdict", Align::kLeft}});
+  Table nodes(diff_node_columns(ci_header));
   for (size_t i = 0; i < rows.size(); ++i) {
     const NodeChange& c = *rows[i];
     const RatioEstimate& e = c.estimate;
@@ -241,20 +283,23 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   }
   out += fmt::format("\nnodes by change in median time: {} of {} {}\n", rows.size(), selected,
                      selected == 1 ? "node" : "nodes");
-  out += nodes.render();
+  out += nodes.render(fit_options(options));
   const size_t compared = counts[0] + counts[1] + counts[2];
-  out += fmt::format(
-      "{:<12}{} faster, {} slower, {} no significant change, {} too few samples; {} only in A, "
-      "{} only in B\n",
-      "verdicts", counts[int(Verdict::kFaster)], counts[int(Verdict::kSlower)],
-      counts[int(Verdict::kNoChange)], counts[int(Verdict::kTooFewSamples)], only_a, only_b);
+  out += labelled("verdicts",
+                  fmt::format("{} faster, {} slower, {} no significant change, {} too few "
+                              "samples; {} only in A, {} only in B",
+                              counts[int(Verdict::kFaster)], counts[int(Verdict::kSlower)],
+                              counts[int(Verdict::kNoChange)], counts[int(Verdict::kTooFewSamples)],
+                              only_a, only_b),
+                  width);
   if (compared > 0)
-    out += fmt::format(
-        "{:<12}a change counts when its {:.0f}% interval lies beyond ±{:.1f}%; at most about "
-        "{:.1f} "
-        "of these {} comparisons would count by chance alone\n",
-        "", d.confidence * 100, d.min_change * 100, (1 - d.confidence) * double(compared),
-        compared);
+    out += labelled("",
+                    fmt::format("a change counts when its {:.0f}% interval lies beyond ±{:.1f}%; "
+                                "at most about {:.1f} of these {} comparisons would count by "
+                                "chance alone",
+                                d.confidence * 100, d.min_change * 100,
+                                (1 - d.confidence) * double(compared), compared),
+                    width);
 
   // Types, by the size of the change in their per-iteration time.
   std::vector<const TypeChange*> types;
@@ -265,15 +310,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
   std::stable_sort(types.begin(), types.end(), [&](const TypeChange* x, const TypeChange* y) {
     return delta(x->estimate) > delta(y->estimate);
   });
-  Table type_table({{"type", Align::kLeft},
-                    {"nodes A"},
-                    {"nodes B"},
-                    {"A ms"},
-                    {"B ms"},
-                    {"Δ ms"},
-                    {"change"},
-                    {ci_header},
-                    {"verdict", Align::kLeft}});
+  Table type_table(diff_type_columns(ci_header));
   for (const TypeChange* t : types) {
     const RatioEstimate& e = t->estimate;
     const bool both = t->nodes_a > 0 && t->nodes_b > 0;
@@ -287,7 +324,7 @@ std::string render_diff(const ProfileDiff& d, const std::string& label_a,
                                      : "only in B"});
   }
   out += fmt::format("\nop types by change in median time per iteration: {}\n", types.size());
-  out += type_table.render();
+  out += type_table.render(fit_options(options));
   return out;
 }
 

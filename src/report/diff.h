@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "profiler/profile.h"
+#include "report/table.h"
 #include "report/view_options.h"
 
 namespace strata::report {
@@ -67,9 +68,16 @@ struct ProfileDiff {
 ProfileDiff diff_profiles(const profiler::Profile& a, const profiler::Profile& b,
                           const BootstrapOptions& options = {});
 
+// The columns of the node and type tables of render_diff ("95% CI" as `ci_header`); --columns
+// names them by key (delta_ms and ci for "Δ ms" and the interval).
+std::vector<Column> diff_node_columns(const std::string& ci_header);
+std::vector<Column> diff_type_columns(const std::string& ci_header);
+// Fails (exit 2) naming a --columns name that neither table of render_diff has.
+void check_diff_column_names(const std::vector<std::string>& names);
+
 // The comparison as text. Node and type rows go by the size of the change in time, largest first;
-// the view options filter nodes (--type, --name, --min-time on the larger median) and cut the node
-// table (--top).
+// the view options filter nodes (--type, --name, --min-time on the larger median), cut the node
+// table (--top) and fit both tables (width, --columns, --wide).
 std::string render_diff(const ProfileDiff& diff, const std::string& label_a,
                         const std::string& label_b, const ViewOptions& options);
 

@@ -37,12 +37,13 @@ std::string ProgressLine::text(const std::string& phase, int64_t done, int64_t t
 
 void ProgressLine::update(const char* phase, int64_t done, int64_t total) {
   if (!enabled_) return;
+  const std::lock_guard<std::mutex> lock(mutex_);
   const Clock::time_point now = Clock::now();
   const bool new_phase = phase_ != phase;
   if (new_phase) {
     phase_ = phase;
     phase_start_ = now;
-  } else if (now - last_draw_ < std::chrono::milliseconds(1000 / kMaxRedrawsPerSecond)) {
+  } else if (shown_ && now - last_draw_ < std::chrono::milliseconds(1000 / kMaxRedrawsPerSecond)) {
     return;
   }
   last_draw_ = now;
@@ -54,15 +55,45 @@ void ProgressLine::update(const char* phase, int64_t done, int64_t total) {
 }
 
 void ProgressLine::clear() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  phase_.clear();
   if (!shown_) return;
   write_(kReturnAndErase);
   shown_ = false;
-  phase_.clear();
+}
+
+void ProgressLine::hide() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!shown_) return;
+  write_(kReturnAndErase);
+  shown_ = false;
 }
 
 ProgressFn ProgressLine::callback() {
   if (!enabled_) return nullptr;
   return [this](const char* phase, int64_t done, int64_t total) { update(phase, done, total); };
+}
+
+ProgressTicker::ProgressTicker(ProgressLine& line, const char* phase) : line_(line), phase_(phase) {
+  if (!line_.enabled()) return;
+  line_.update(phase, 0, 0);
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock,
+                           std::chrono::milliseconds(1000 / ProgressLine::kMaxRedrawsPerSecond),
+                           [this] { return stop_; }))
+      line_.update(phase_.c_str(), 0, 0);
+  });
+}
+
+ProgressTicker::~ProgressTicker() {
+  if (!thread_.joinable()) return;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
 }
 
 ProgressLine& stderr_progress() {

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "core/progress.h"
 
@@ -30,8 +33,11 @@ class ProgressLine {
   // `done` of `total` units of `phase` are finished (total 0: unknown). A new phase draws at once
   // and restarts the elapsed time; otherwise the line is redrawn at most kMaxRedrawsPerSecond.
   void update(const char* phase, int64_t done, int64_t total);
-  // Erases the line (before other output, and when the work is done).
+  // Erases the line when the work is done; the next update starts a new phase.
   void clear();
+  // Erases the line for other output (a warning) in the middle of the work: the next update of
+  // the same phase redraws at once and keeps counting its elapsed time.
+  void hide();
   // update() as a callback for the library (SessionOptions::progress, ProfileRunOptions::progress).
   ProgressFn callback();
   bool enabled() const { return enabled_; }
@@ -43,9 +49,29 @@ class ProgressLine {
   bool enabled_;
   size_t width_;
   Writer write_;
+  std::mutex mutex_;  // a ProgressTicker redraws from its own thread
   std::string phase_;
   Clock::time_point phase_start_{}, last_draw_{};
   bool shown_ = false;
+};
+
+// For work that cannot say how far it has come (loading a model): shows `phase` with its elapsed
+// time, redrawn from a thread of its own until destroyed. Only around untimed work: the thread
+// wakes several times a second. Does nothing when the line is disabled.
+class ProgressTicker {
+ public:
+  ProgressTicker(ProgressLine& line, const char* phase);
+  ~ProgressTicker();
+  ProgressTicker(const ProgressTicker&) = delete;
+  ProgressTicker& operator=(const ProgressTicker&) = delete;
+
+ private:
+  ProgressLine& line_;
+  std::string phase_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 // The progress line of this process, on stderr (enabled only when stderr is a terminal).

@@ -26,6 +26,15 @@ std::string count(int64_t n, const char* noun) {
   return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
+// " (--duration 2 s)" when the options record says the iterations ran for a time, else "".
+std::string duration_note(const std::string& options) {
+  const std::string flag = "--duration ";
+  const size_t at = options.find(flag);
+  if (at == std::string::npos) return "";
+  const size_t from = at + flag.size();
+  return fmt::format(" (--duration {} s)", options.substr(from, options.find(' ', from) - from));
+}
+
 std::string latency_text(const profiler::Summary& s) {
   return fmt::format("min {}  median {}  mean {}  sd {}  p90 {}  p99 {}  max {} ms  CV {:.1f}%",
                      milliseconds(s.min), milliseconds(s.median), milliseconds(s.mean),
@@ -93,9 +102,10 @@ std::string render_summary(const profiler::Profile& p, bool colour) {
     machine += "; peaks unknown (no roofline)";
   }
   out += line("machine", machine);
-  out += line("run", fmt::format("{}, {} warm-up, {} iterations; load {} ms, prepare {} ms",
+  out += line("run", fmt::format("{}, {} warm-up, {} iterations{}; load {} ms, prepare {} ms",
                                  count(p.threads, "thread"), p.warmup, p.iterations_ms.size(),
-                                 milliseconds(p.load_ms), milliseconds(p.prepare_ms)));
+                                 duration_note(p.options), milliseconds(p.load_ms),
+                                 milliseconds(p.prepare_ms)));
   out += line("latency", latency_text(run.latency));
   if (run.unprofiled.count > 0)
     out += line("unprofiled", latency_text(run.unprofiled) +

@@ -61,6 +61,25 @@ std::string column_key(const std::string& header) {
   return key;
 }
 
+std::string column_key(const Column& column) {
+  return column.key.empty() ? column_key(column.header) : column.key;
+}
+
+void check_column_names(const std::vector<std::string>& names,
+                        const std::vector<std::vector<Column>>& tables) {
+  std::vector<std::string> known;
+  for (const std::vector<Column>& columns : tables)
+    for (const Column& c : columns)
+      if (std::find(known.begin(), known.end(), column_key(c)) == known.end())
+        known.push_back(column_key(c));
+  for (const std::string& name : names)
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      fail("--columns: no table has a column '{}' (the columns are {})", name, list);
+    }
+}
+
 std::string shorten_middle(const std::string& text, size_t width) {
   const size_t w = text_width(text);
   if (w <= width) return text;
@@ -113,7 +132,7 @@ ColumnFit fit_columns(const std::vector<Column>& columns, const std::vector<size
   f.shown.resize(columns.size());
   for (size_t c = 0; c < columns.size(); ++c)
     f.shown[c] = fit.columns.empty() || columns[c].rank == 0 ||
-                 std::find(fit.columns.begin(), fit.columns.end(), column_key(columns[c].header)) !=
+                 std::find(fit.columns.begin(), fit.columns.end(), column_key(columns[c])) !=
                      fit.columns.end();
   if (fit.width == 0 || total_width(f.shown, f.widths) <= fit.width) return f;
 
@@ -139,7 +158,7 @@ ColumnFit fit_columns(const std::vector<Column>& columns, const std::vector<size
     f.widths[c] = std::clamp(room, std::min(kMinShortenedWidth, widths[c]), widths[c]);
   }
   for (size_t c = 0; c < columns.size(); ++c)
-    if (dropped[c]) f.dropped.push_back(column_key(columns[c].header));
+    if (dropped[c]) f.dropped.push_back(column_key(columns[c]));
   return f;
 }
 

@@ -37,6 +37,12 @@ inline constexpr size_t kMinShortenedWidth = 12;  // never shorter than this
 
 // The name users give --columns for a header: lower case, '_' for spaces ("total ms" → total_ms).
 std::string column_key(const std::string& header);
+// The --columns name of `column`: its key, else column_key of its header.
+std::string column_key(const Column& column);
+
+// Fails (exit 2) naming a --columns name that none of `tables` has, with the names there are.
+void check_column_names(const std::vector<std::string>& names,
+                        const std::vector<std::vector<Column>>& tables);
 
 // `text` cut to `width` code points by replacing its middle with "…", keeping more of the end
 // (a node's own name) than of the start: "/encoder/…/attention/MatMul_3".

@@ -30,17 +30,7 @@ FitOptions fit_options(const ViewOptions& options) {
 }
 
 void check_column_names(const std::vector<std::string>& names) {
-  std::vector<std::string> known;
-  for (const auto& columns : {node_columns(true), type_columns(), scope_columns()})
-    for (const Column& c : columns)
-      if (std::find(known.begin(), known.end(), column_key(c.header)) == known.end())
-        known.push_back(column_key(c.header));
-  for (const std::string& name : names)
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail("--columns: no table has a column '{}' (the columns are {})", name, list);
-    }
+  check_column_names(names, {node_columns(true), type_columns(), scope_columns()});
 }
 
 std::string render_views(const profiler::Profile& profile, const ViewOptions& options) {

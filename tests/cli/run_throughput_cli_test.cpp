@@ -95,6 +95,38 @@ TEST(RunThroughputCli, AFolderOfInputsIsFedRoundRobin) {
   EXPECT_EQ(io::read_npy(dir.path("out/y.npy")).to_double(), std::vector<double>(6, 0.0));
 }
 
+TEST(ProfileThroughputCli, DurationAndAFolderOfInputs) {
+  TempDir dir;
+  const std::string folder = input_folder(dir);
+  const std::string profile = dir.path("p.json");
+  const CliResult r =
+      run_strata(dir, {"profile", double_model(dir), "-i", "x=" + folder, "--duration", "0.3",
+                       "--warmup", "0", "--no-roofline", "-o", profile});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json j = json::parse(read_text(profile));
+  const std::string options = j["options"];
+  EXPECT_NE(options.find("--duration 0.3"), std::string::npos) << options;
+  EXPECT_EQ(options.find("--iter"), std::string::npos) << options;
+  EXPECT_NE(options.find("--input x=" + folder), std::string::npos) << options;
+  // A single Mul runs many pairs in 0.3 s; the summary says how many.
+  const size_t iterations = j["iterations_ms"].size();
+  EXPECT_GT(iterations, 10u);
+  EXPECT_NE(line_starting(r.out, "run")
+                .find(std::to_string(iterations) + " iterations (--duration 0.3 s)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ProfileThroughputCli, BadValuesAreOneSentenceAndExit2) {
+  TempDir dir;
+  const std::string model = double_model(dir);
+  expect_bad_input(run_strata(dir, {"profile", model, "--duration", "0"}), {"--duration", "0"});
+  expect_bad_input(run_strata(dir, {"profile", model, "--duration", "1", "--iter", "5"}),
+                   {"--duration", "--iter"});
+  expect_bad_input(run_strata(dir, {"profile", model, "--streams", "2"}),
+                   {"--streams", "strata run"});
+}
+
 TEST(RunThroughputCli, BadValuesAreOneSentenceAndExit2) {
   TempDir dir;
   const std::string model = double_model(dir);
@@ -117,9 +149,9 @@ TEST(RunThroughputCli, BadValuesAreOneSentenceAndExit2) {
   std::filesystem::remove(dir.path("inputs/notes.txt"));
   io::write_npy(dir.path("inputs/3.npy"), Tensor::from<float>({3, 2}, std::vector<float>(6, 3)));
   expect_bad_input(run_strata(dir, {"run", model, "-i", folder}), {"3.npy", "'x'"});
-  // A folder feeds strata run only.
+  // strata profile reads a folder the same way.
   expect_bad_input(run_strata(dir, {"profile", model, "-i", folder, "--no-roofline"}),
-                   {"folder", "strata run"});
+                   {"3.npy", "'x'"});
 }
 
 }  // namespace

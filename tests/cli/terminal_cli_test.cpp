@@ -3,6 +3,7 @@
 // redirected output has no carriage return and no escape code, and every column.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
@@ -16,6 +17,9 @@ namespace {
 const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
 const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
 const std::string kExampleImage = kExampleDir + "/pattern.ppm";
+const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data";
+const std::string kProfileA = kDataDir + "/small_profile.json";
+const std::string kProfileB = kDataDir + "/small_profile_b.json";
 
 bool have_script() {
   return std::system("script --version >/dev/null 2>&1") == 0;
@@ -101,6 +105,74 @@ TEST(TerminalCli, TablesFitEightyColumnsAndNameWhatTheyLeaveOut) {
   EXPECT_EQ(wide.out.find("not shown to fit"), std::string::npos) << wide.out;
 }
 
+// Every line from the first one starting with `first` on is at most `width` wide.
+void expect_lines_fit(const std::string& out, const std::string& first, size_t width) {
+  std::vector<std::string> lines = terminal_lines(out);
+  for (std::string& line : lines) {  // what stays on screen after an erased progress line
+    if (line.rfind('\r') != std::string::npos) line = line.substr(line.rfind('\r') + 1);
+    if (line.rfind("\033[K", 0) == 0) line = line.substr(3);
+  }
+  size_t from = lines.size();
+  for (size_t i = 0; i < lines.size() && from == lines.size(); ++i)
+    if (lines[i].rfind(first, 0) == 0) from = i;
+  ASSERT_LT(from, lines.size()) << out;
+  for (size_t i = from; i < lines.size(); ++i)
+    EXPECT_LE(report::text_width(lines[i]), width) << lines[i];
+}
+
+TEST(TerminalCli, DiffTablesFitEightyColumns) {
+  if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
+  TempDir dir;
+  const CliResult r = run_in_terminal(dir, "COLUMNS=80", {"diff", kProfileA, kProfileB});
+  ASSERT_EQ(r.code, 0) << r.out;
+  expect_lines_fit(r.out, "nodes by change", 80);
+  EXPECT_NE(r.out.find("not shown to fit 80 columns"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--wide shows all,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--columns LIST picks"), std::string::npos) << r.out;
+  const std::string header = line_starting(r.out, "#  node");
+  for (const char* kept : {"change", "verdict"})
+    EXPECT_NE(header.find(kept), std::string::npos) << kept << "\n" << r.out;
+  EXPECT_NE(r.out.find("/layer1/"), std::string::npos) << r.out;  // long names shortened, kept
+
+  const CliResult wide =
+      run_in_terminal(dir, "COLUMNS=80", {"diff", kProfileA, kProfileB, "--wide"});
+  ASSERT_EQ(wide.code, 0) << wide.out;
+  EXPECT_NE(wide.out.find("95% CI"), std::string::npos) << wide.out;
+  EXPECT_EQ(wide.out.find("not shown to fit"), std::string::npos) << wide.out;
+
+  const CliResult picked = run_strata(dir, {"diff", kProfileA, kProfileB, "--columns", "ci"});
+  ASSERT_EQ(picked.code, 0) << describe(picked);
+  const std::string picked_header = line_starting(picked.out, "#  node");
+  EXPECT_NE(picked_header.find("95% CI"), std::string::npos) << picked.out;
+  EXPECT_EQ(picked_header.find("A ms"), std::string::npos) << picked.out;
+  expect_bad_input(run_strata(dir, {"diff", kProfileA, kProfileB, "--columns", "bogus"}),
+                   {"--columns", "'bogus'", "delta_ms"});
+}
+
+TEST(TerminalCli, LoadShowsItsElapsedTime) {
+  if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
+  TempDir dir;
+  const CliResult r = run_in_terminal(dir, "COLUMNS=100", profile_args({}, "2"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const size_t load = r.out.find("\rstrata: load  ");
+  ASSERT_NE(load, std::string::npos) << r.out;
+  const std::string line = r.out.substr(load + 1, r.out.find('\033', load) - load - 1);
+  EXPECT_TRUE(line.size() > 5 && line.substr(line.size() - 2) == " s" &&
+              std::isdigit(static_cast<unsigned char>(line[line.size() - 3])))
+      << line;
+}
+
+TEST(TerminalCli, MachineShowsProgressAndFits) {
+  if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
+  TempDir dir;
+  const CliResult r = run_in_terminal(
+      dir, "COLUMNS=80", {"machine", "--threads", "1", "--refresh", "--cache", dir.path("m.json")});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\rstrata: machine peaks 0/3 (0%)"), std::string::npos) << r.out;
+  expect_lines_fit(r.out, "threads", 80);
+  EXPECT_LT(r.out.rfind("\r\033[K"), r.out.find("threads")) << r.out;
+}
+
 TEST(TerminalCli, ColumnsOptionPicksTheColumns) {
   TempDir dir;
   const CliResult r =
@@ -134,13 +206,18 @@ TEST(TerminalCli, PipedOutputHasNoCarriageReturnNoEscapeAndEveryColumn) {
   for (const std::vector<std::string>& args :
        {profile_args({"--by", "all"}),
         std::vector<std::string>{"run", kExampleModel, "-i", kExampleImage, "--iter", "20",
-                                 "--algo-cache", dir.path("c.json")}}) {
+                                 "--algo-cache", dir.path("c.json")},
+        std::vector<std::string>{"diff", kProfileA, kProfileB},
+        std::vector<std::string>{"machine", "--threads", "1", "--cache", dir.path("m.json")}}) {
     const CliResult r = run_strata(dir, args);
     ASSERT_EQ(r.code, 0) << describe(r);
     for (const std::string* text : {&r.out, &r.err}) {
       EXPECT_EQ(text->find('\r'), std::string::npos) << describe(r);
       EXPECT_EQ(text->find('\033'), std::string::npos) << describe(r);
       EXPECT_EQ(text->find("strata: iterations"), std::string::npos) << describe(r);
+    }
+    if (args[0] == "diff") {
+      EXPECT_NE(r.out.find("95% CI"), std::string::npos) << r.out;
     }
     if (args[0] == "profile") {
       EXPECT_NE(r.out.find("alloc bytes"), std::string::npos) << r.out;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "profiler/isolation.h"
 #include "profiler/profiler_test_model.h"
 
@@ -37,6 +39,42 @@ TEST(ProfileSession, RejectsNoIterations) {
   profiler::ProfileRunOptions options;
   options.iterations = 0;
   EXPECT_THROW(profiler::profile_session(t.session, t.inputs, options), Error);
+}
+
+TEST(ProfileSession, DurationRunsPairsUntilTheTimeIsUsed) {
+  ProfilerTestSession t;
+  profiler::ProfileRunOptions options;
+  options.warmup = 1;
+  options.iterations = 1;  // ignored with a duration
+  options.duration_seconds = 0.2;
+  const auto start = std::chrono::steady_clock::now();
+  const profiler::Profile p = profiler::profile_session(t.session, t.inputs, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 0.2);
+  // A model of three tiny nodes runs far more than one pair in 0.2 s.
+  EXPECT_GT(p.iterations_ms.size(), 10u);
+  EXPECT_EQ(p.unprofiled_ms.size(), p.iterations_ms.size());
+  for (const profiler::NodeProfile& n : p.nodes)
+    EXPECT_EQ(n.samples_ms.size(), p.iterations_ms.size()) << n.name;
+}
+
+TEST(ProfileSession, InputSetsGoRoundRobin) {
+  // Iteration i runs set i % 2; the outputs left are those of the last iteration's set.
+  for (int iterations : {2, 3}) {
+    ProfilerTestSession t;
+    Tensor x2 = Tensor::from<float>({2, 3}, std::vector<float>(6, 0.0f));
+    const std::vector<std::vector<const Tensor*>> sets = {t.inputs, {&x2, &t.target}};
+    profiler::ProfileRunOptions options;
+    options.warmup = 0;
+    options.iterations = iterations;
+    const profiler::Profile p = profiler::profile_session(t.session, sets, options);
+    EXPECT_EQ(p.iterations_ms.size(), size_t(iterations));
+    if (iterations % 2 == 0)
+      EXPECT_EQ(t.y(), std::vector<float>(4, 0.0f)) << iterations;
+    else
+      EXPECT_EQ(t.y(), ProfilerTestSession::expected_y()) << iterations;
+  }
 }
 
 TEST(Isolation, TimesEveryStepAloneAndKeepsTheOutputs) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <thread>
 
 namespace strata::report {
@@ -59,6 +60,46 @@ TEST(ProgressLine, NeverReachesTheLastColumn) {
   line.update("a-very-long-phase-name", 1, 2);
   ASSERT_EQ(r.writes.size(), 1u);
   EXPECT_EQ(r.writes[0], "\rstrata: a-very-long\033[K");  // 19 characters
+}
+
+TEST(ProgressLine, HideKeepsThePhaseAndRedrawsAtOnce) {
+  Recorder r;
+  ProgressLine line(true, 80, r.writer());
+  line.update("iterations", 1, 20);
+  line.hide();  // a warning goes above
+  ASSERT_EQ(r.writes.size(), 2u);
+  EXPECT_EQ(r.writes[1], "\r\033[K");
+  line.update("iterations", 2, 20);  // within the throttle, yet drawn: nothing is shown
+  ASSERT_EQ(r.writes.size(), 3u);
+  EXPECT_EQ(r.writes[2].rfind("\rstrata: iterations 2/20", 0), 0u) << r.writes[2];
+}
+
+TEST(ProgressTicker, RedrawsWithTheElapsedTimeUntilDestroyed) {
+  std::mutex mutex;
+  std::vector<std::string> writes;
+  ProgressLine line(true, 80, [&](const std::string& s) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    writes.push_back(s);
+  });
+  {
+    const ProgressTicker ticker(line, "load");
+    std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  }
+  const std::lock_guard<std::mutex> lock(mutex);
+  const size_t drawn = writes.size();
+  ASSERT_GE(drawn, 3u);  // the first draw and redraws every 100 ms
+  EXPECT_EQ(writes[0].rfind("\rstrata: load  0.0 s", 0), 0u) << writes[0];
+  EXPECT_NE(writes.back().find("strata: load  "), std::string::npos) << writes.back();
+  EXPECT_NE(writes.back(), writes[0]);  // the elapsed time moved on
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_EQ(writes.size(), drawn);  // the thread is gone
+}
+
+TEST(ProgressTicker, DisabledLineStartsNoThreadAndWritesNothing) {
+  Recorder r;
+  ProgressLine line(false, 80, r.writer());
+  { const ProgressTicker ticker(line, "load"); }
+  EXPECT_TRUE(r.writes.empty());
 }
 
 TEST(ProgressLine, TextShowsCountPercentageAndElapsed) {

@@ -107,6 +107,22 @@ TEST(ColumnKey, LowerCaseWithUnderscores) {
   EXPECT_EQ(column_key("%total"), "%total");
 }
 
+TEST(ColumnKey, AColumnsOwnKeyWinsAndUnknownNamesFail) {
+  const std::vector<Column> columns = {{"node", Align::kLeft},
+                                       {"Δ ms", Align::kRight, 1, false, "delta_ms"}};
+  EXPECT_EQ(column_key(columns[0]), "node");
+  EXPECT_EQ(column_key(columns[1]), "delta_ms");
+  EXPECT_NO_THROW(check_column_names({"delta_ms"}, {columns}));
+  try {
+    check_column_names({"delta_ms", "bogus"}, {columns, {{"other"}}});
+    FAIL() << "no error for an unknown column";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'bogus' (the columns are node, delta_ms, other)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ShortenMiddle, KeepsTheEndAndTheStartCuttingAtSlashes) {
   const std::string name = "/encoder/layer.0/attention/self/MatMul_3";
   EXPECT_EQ(shorten_middle(name, 100), name);

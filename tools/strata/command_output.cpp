@@ -9,7 +9,7 @@ namespace strata::cli {
 
 WarningSink print_warnings(std::vector<std::string>* kept) {
   return [kept](const std::string& warning) {
-    report::stderr_progress().clear();  // the warning replaces a progress line
+    report::stderr_progress().hide();  // the warning goes above the progress line
     fmt::print(stderr, "{} {}\n", report::warning_style("strata: warning:", report::use_colour(2)),
                warning);
     if (kept) kept->push_back(warning);

@@ -9,6 +9,7 @@
 #include "model_binding.h"
 #include "model_options.h"
 #include "strata_internal.h"
+#include "view_cli.h"
 
 namespace strata::cli {
 
@@ -24,9 +25,11 @@ struct CompareOptions {
     return t;
   }();
   bool elementwise = false;
+  report::ViewOptions view;  // --columns, --wide
 };
 
 int execute_compare(CompareOptions& cmd) {
+  report::check_column_names(cmd.view.columns, {debug::comparison_columns()});
   if (cmd.elementwise) cmd.tolerance.relative_to_tensor = false;
   debug::Dump a, b;
   std::string label_a, label_b;
@@ -63,7 +66,8 @@ int execute_compare(CompareOptions& cmd) {
   }
   report::stderr_progress().clear();
   const debug::DumpComparison c = debug::compare_dumps(a, b, cmd.tolerance);
-  fmt::print("{}", debug::render_comparison(c, label_a, label_b, cmd.tolerance));
+  fmt::print("{}", debug::render_comparison(c, label_a, label_b, cmd.tolerance,
+                                            report::fit_options(cmd.view)));
   return c.agree() ? 0 : int(ErrorCode::kVerifyFailed);
 }
 
@@ -88,6 +92,7 @@ Command add_compare_command(CLI::App& app) {
   sub->add_flag("--elementwise", cmd->elementwise,
                 "hold each element to rtol times its own magnitude, as run --verify does, not "
                 "times the larger of it and the tensor's root mean square");
+  add_fit_options(sub, cmd->view);
   return {sub, [cmd] { return execute_compare(*cmd); }};
 }
 

@@ -44,6 +44,7 @@ Command add_diff_command(CLI::App& app) {
                   "write a self-contained HTML report (per-node change with confidence "
                   "intervals; docs/html-report.md)");
   add_node_filter_options(sub, cmd->view);
+  add_fit_options(sub, cmd->view);
   sub->add_option("--confidence", cmd->bootstrap.confidence,
                   "confidence level of the bootstrap intervals")
       ->capture_default_str()

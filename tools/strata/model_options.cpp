@@ -138,6 +138,7 @@ std::vector<passes::PassRecord> optimize_for_session(BoundModel& bound, const Mo
   if (!o.optimize) return {};
   std::vector<std::vector<int64_t>> shapes;
   for (const Tensor& t : bound.inputs) shapes.push_back(t.shape());
+  const report::ProgressTicker ticker(report::stderr_progress(), "optimize");
   passes::specialize_inputs(bound.loaded.graph, shapes);
   return passes::optimize_graph(bound.loaded.graph);
 }
@@ -219,10 +220,12 @@ BoundModel load_and_bind(const ModelOptions& options,
                          const std::function<void(const std::string&)>& warn,
                          const std::string& test_data_dir, bool input_folders) {
   BoundModel bound;
-  const auto t0 = std::chrono::steady_clock::now();
-  report::stderr_progress().update("load", 0, 0);
-  bound.loaded = runtime::load_model(options.model);
-  bound.load_ms = runtime::elapsed_ms(t0);
+  {
+    const report::ProgressTicker ticker(report::stderr_progress(), "load");
+    const auto t0 = std::chrono::steady_clock::now();
+    bound.loaded = runtime::load_model(options.model);
+    bound.load_ms = runtime::elapsed_ms(t0);
+  }
   for (const std::string& w : bound.loaded.warnings) warn(w);
   const ir::Graph& graph = bound.loaded.graph;
   if (!test_data_dir.empty()) {
@@ -234,7 +237,9 @@ BoundModel load_and_bind(const ModelOptions& options,
   } else if (const runtime::BindOptions bind = bind_options(options);
              runtime::has_input_folder(bind)) {
     if (!input_folders)
-      fail("--input: a folder of inputs is for strata run (one file per inference); give a file");
+      fail(
+          "--input: a folder of inputs is for strata run and strata profile (one file per "
+          "inference); give a file");
     bind_input_folders(bound, bind);
   } else {
     runtime::expand_input_folders(bind);  // names a source that does not exist

@@ -18,6 +18,8 @@ namespace strata::cli {
 
 namespace {
 
+constexpr double kWeek = 7 * 24 * 3600.0;  // the longest --duration, as strata run's
+
 struct ProfileOptions {
   ModelOptions model;
   profiler::ProfileRunOptions run;
@@ -26,13 +28,18 @@ struct ProfileOptions {
   std::string html_path;
   bool no_roofline = false;
   bool check_finite = false;
+  bool duration_given = false;
+  int streams = 0;  // --streams: not a profile's option (run's), refused with a pointer there
   report::ViewOptions view;
 };
 
 // The options that change the figures, for the record in the profile.
 std::string options_record(const ProfileOptions& cmd) {
-  std::string text = fmt::format("--warmup {} --iter {} --threads {}", cmd.run.warmup,
-                                 cmd.run.iterations, cmd.model.threads);
+  std::string text = fmt::format("--warmup {} {} --threads {}", cmd.run.warmup,
+                                 cmd.run.duration_seconds > 0
+                                     ? fmt::format("--duration {:g}", cmd.run.duration_seconds)
+                                     : fmt::format("--iter {}", cmd.run.iterations),
+                                 cmd.model.threads);
   for (const std::string& i : cmd.model.inputs) text += " --input " + i;
   for (const std::string& s : cmd.model.shapes) text += " --shape " + s;
   for (const std::string& d : cmd.model.dims) text += " --dim " + d;
@@ -46,13 +53,21 @@ std::string options_record(const ProfileOptions& cmd) {
 }
 
 int execute_profile(const ProfileOptions& cmd) {
+  if (cmd.streams > 0)
+    fail(
+        "--streams is a throughput mode of strata run (strata run MODEL --streams {}): concurrent "
+        "sessions would disturb each other's per-node times, which profile measures",
+        cmd.streams);
+  if (cmd.duration_given && !(cmd.run.duration_seconds > 0 && cmd.run.duration_seconds <= kWeek))
+    fail("--duration must be a number of seconds above 0 (at most a week), not {:g}",
+         cmd.run.duration_seconds);
   const WarningSink warn = print_warnings();
   // Before minutes of runs, not after.
   report::check_column_names(cmd.view.columns);
   for (const std::string& path : {cmd.json_path, cmd.trace_path, cmd.html_path})
     if (!path.empty()) io::check_writable(path);
 
-  BoundModel bound = load_and_bind(cmd.model, warn);
+  BoundModel bound = load_and_bind(cmd.model, warn, "", true);
   optimize_for_session(bound, cmd.model);
   const auto t0 = std::chrono::steady_clock::now();
   runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
@@ -73,13 +88,13 @@ int execute_profile(const ProfileOptions& cmd) {
   } else {
     profiler::MachineCacheOptions cache;
     cache.warn = warn;
-    progress.update("machine peaks", 0, 0);
+    cache.progress = progress.callback();
     machine = profiler::machine_peaks(cmd.model.threads, cache);
   }
 
   profiler::ProfileRunOptions run = cmd.run;
   run.progress = progress.callback();
-  profiler::Profile profile = profiler::profile_session(session, bound.input_pointers(), run);
+  profiler::Profile profile = profiler::profile_session(session, bound.input_sets(), run);
   progress.clear();
   profiler::stamp_profile(profile, cmd.model.model);
   profile.machine = machine;
@@ -121,10 +136,21 @@ Command add_profile_command(CLI::App& app) {
   sub->add_option("--warmup", cmd->run.warmup, "runs after the first (cold) one, not recorded")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--iter", cmd->run.iterations,
-                  "profiled runs (as many unprofiled runs interleave to measure the overhead)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  CLI::Option* iter =
+      sub->add_option("--iter", cmd->run.iterations,
+                      "profiled runs (as many unprofiled runs interleave to measure the overhead)")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+  sub->add_option_function<double>(
+         "--duration",
+         [cmd](double seconds) {
+           cmd->run.duration_seconds = seconds;
+           cmd->duration_given = true;
+         },
+         "profile runs until SECONDS have passed instead of counting them (--iter)")
+      ->excludes(iter);
+  sub->add_option("--streams", cmd->streams,
+                  "not for profile: concurrent streams are strata run's throughput mode");
   sub->add_option("-o,--output", cmd->json_path,
                   "write the profile as JSON (docs/profile-format.md) for strata report/diff");
   sub->add_option("--trace", cmd->trace_path, "write a Chrome trace (Perfetto, chrome://tracing)");

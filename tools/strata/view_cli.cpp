@@ -2,7 +2,7 @@
 
 namespace strata::cli {
 
-void add_node_filter_options(CLI::App* sub, ViewOptions& options) {
+void add_node_filter_options(CLI::App* sub, report::ViewOptions& options) {
   sub->add_option("--top", options.top, "rows of the node table (0: all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -15,7 +15,21 @@ void add_node_filter_options(CLI::App* sub, ViewOptions& options) {
                   "keep only nodes whose name contains a match of REGEX (ECMAScript)");
 }
 
-void add_view_options(CLI::App* sub, ViewOptions& options) {
+void add_fit_options(CLI::App* sub, report::ViewOptions& options) {
+  sub->add_option("--columns", options.columns,
+                  "show only these columns besides the essential ones (total_ms,median,kernel: "
+                  "the names in the note under a fitted table, headers in lower case, '_' for "
+                  "spaces)")
+      ->delimiter(',');
+  sub->add_flag("--wide", options.wide,
+                "every column even on a terminal (files and pipes always get every column)");
+  // On a terminal the tables fit its width and warnings stand out; files and pipes get neither.
+  options.width = report::terminal_width(1);
+  options.colour = report::use_colour(1);
+}
+
+void add_view_options(CLI::App* sub, report::ViewOptions& options) {
+  using report::View;
   add_node_filter_options(sub, options);
   sub->add_option_function<std::vector<std::string>>(
          "--by",
@@ -34,9 +48,10 @@ void add_view_options(CLI::App* sub, ViewOptions& options) {
   sub->add_option_function<std::string>(
          "--order-by,--order",
          [&options](const std::string& name) {
-           for (OrderBy order : {OrderBy::kTime, OrderBy::kFlops, OrderBy::kBytes, OrderBy::kGflops,
-                                 OrderBy::kBandwidth, OrderBy::kAllocs})
-             if (name == order_by_name(order)) options.order_by = order;
+           for (report::OrderBy order :
+                {report::OrderBy::kTime, report::OrderBy::kFlops, report::OrderBy::kBytes,
+                 report::OrderBy::kGflops, report::OrderBy::kBandwidth, report::OrderBy::kAllocs})
+             if (name == report::order_by_name(order)) options.order_by = order;
          },
          "order rows by: time (total), flops, bytes (static cost of one execution), gflops, "
          "bandwidth (achieved), allocs [default: time]")
@@ -44,15 +59,7 @@ void add_view_options(CLI::App* sub, ViewOptions& options) {
   sub->add_option("--depth", options.depth, "levels of the scope tree (0: all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--columns", options.columns,
-                  "show only these columns besides the names (total_ms,median,kernel; the names "
-                  "are the headers in lower case, '_' for spaces)")
-      ->delimiter(',');
-  sub->add_flag("--wide", options.wide,
-                "every column even on a terminal (files and pipes always get every column)");
-  // On a terminal the tables fit its width and warnings stand out; files and pipes get neither.
-  options.width = terminal_width(1);
-  options.colour = use_colour(1);
+  add_fit_options(sub, options);
 }
 
 }  // namespace strata::cli
