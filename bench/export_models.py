@@ -438,6 +438,12 @@ LIGHT = sorted(f[:-5] for f in os.listdir(LIGHT_DIR) if f.endswith(".onnx")) \
     if os.path.isdir(LIGHT_DIR) else []
 MODELS.update({name: None for name in LIGHT})
 
+# Single-op models (bench/op_models.py): built with the onnx package, numpy references.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from op_models import OP_MODELS, write_op_model  # noqa: E402
+
+MODELS.update({name: None for name in OP_MODELS})
+
 
 def build_model(name):
     """(model in eval mode, {input name: tensor}, [output names]); same weights every call."""
@@ -495,6 +501,9 @@ def export(name, out_dir, force):
         return
     if name in LIGHT:
         import_light(name, out_dir)
+        return
+    if name in OP_MODELS:
+        write_op_model(name, paths(out_dir, name))
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)

@@ -112,11 +112,15 @@ inline SessionResult run_session(const ir::Graph& graph, const std::vector<Tenso
 
 // Runs `graph` with the fast kernels (layout policy `layout`) and with the reference kernels, and
 // expects equal outputs within float32 accumulation error. Returns the fast run's steps.
+// `threads`: the fast session's thread count, used by every step whatever its size.
 inline std::vector<runtime::StepInfo> expect_fast_matches_reference(
     const ir::Graph& graph, const std::vector<Tensor>& inputs,
-    kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto, double tolerance = 1e-4) {
+    kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto, double tolerance = 1e-4,
+    int threads = 1) {
   runtime::SessionOptions fast, reference;
   fast.layout = layout;
+  fast.threads = threads;
+  fast.single_thread_flops = fast.single_thread_bytes = 0;  // every step on `threads`
   reference.fast_kernels = false;
   const SessionResult a = run_session(graph, inputs, fast);
   const SessionResult b = run_session(graph, inputs, reference);
