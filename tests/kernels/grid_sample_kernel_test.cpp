@@ -1,8 +1,10 @@
 // strata's GridSample kernel (src/kernels/cpu/grid_sample.cpp) against the reference kernel:
 // random image and grid sizes (odd ones, points past the 16-lane tail), bilinear and nearest,
 // zeros and border padding, both align_corners, locations well outside the image, one and two
-// threads; and the reasons it declines.
+// threads, AVX-512 and portable loops; and the reasons it declines.
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "kernels/kernel_test_util.h"
 
@@ -33,6 +35,8 @@ TEST(GridSampleKernel, RandomShapesAndModesMatchTheReference) {
     const std::string padding = (i / 2) % 2 ? "border" : "zeros";
     const int64_t align = (i / 4) % 2;
     const int threads = 1 + (i / 8) % 2;
+    std::optional<PortableLoops> portable;  // every third shape: the portable loops
+    if (i % 3 == 2) portable.emplace();
     const std::vector<int64_t> x = {uniform(rng, 1, 2), uniform(rng, 1, 5), uniform(rng, 1, 13),
                                     uniform(rng, 1, 13)};
     const std::vector<int64_t> grid = {x[0], uniform(rng, 1, 9), uniform(rng, 1, 23), 2};
@@ -44,7 +48,9 @@ TEST(GridSampleKernel, RandomShapesAndModesMatchTheReference) {
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         grid_sample_graph(x, grid, mode, padding, align), {random_tensor(rng, x), locations},
         kernels::LayoutPolicy::kAuto, 1e-4, threads);
-    EXPECT_NE(steps[0].kernel.find("strata:grid_sample"), std::string::npos) << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel, std::string("strata:grid_sample") +
+                                   (portable || !kernels::cpu::has_avx512() ? "" : ":avx512"))
+        << steps[0].reason;
   }
 }
 

@@ -9,12 +9,19 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/cpu/row_math.h"
 #include "ops/op_test_util.h"
 #include "passes/infer_shapes.h"
 #include "runtime/session.h"
 #include "runtime/verify.h"
 
 namespace strata::test {
+
+// The portable loops for the duration of a scope (kernels prepared inside it).
+struct PortableLoops {
+  PortableLoops() { kernels::cpu::avx512_allowed() = false; }
+  ~PortableLoops() { kernels::cpu::avx512_allowed() = true; }
+};
 
 // Builds an ir::Graph value by value and node by node.
 class GraphBuilder {

@@ -1,8 +1,10 @@
 // strata's RMSNormalization and GroupNormalization kernels (src/kernels/cpu/normalization.cpp)
 // against the reference kernels: random shapes with odd sizes (vector tails), every axis, scale
-// per element or one value, both opsets of GroupNormalization, one and two threads; and the
-// reasons the kernels give when they decline.
+// per element or one value, both opsets of GroupNormalization, one and two threads, AVX-512 and
+// portable loops; and the reasons the kernels give when they decline.
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "kernels/kernel_test_util.h"
 
@@ -25,6 +27,8 @@ TEST(RmsNormKernel, RandomShapesAndAxesMatchTheReference) {
     std::vector<int64_t> scale_shape(shape.begin() + first, shape.end());
     if (one_scale) scale_shape = {1};
     const int threads = 1 + i % 2;
+    std::optional<PortableLoops> portable;  // every third shape: the portable loops
+    if (i % 3 == 2) portable.emplace();
     SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " axis " << axis << " scale "
                                     << Shape::of(scale_shape).str() << " threads " << threads);
     GraphBuilder g(23);
@@ -37,7 +41,9 @@ TEST(RmsNormKernel, RandomShapesAndAxesMatchTheReference) {
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         g.build(), {random_tensor(rng, shape), random_tensor(rng, scale_shape)},
         kernels::LayoutPolicy::kAuto, 1e-4, threads);
-    EXPECT_NE(steps[0].kernel.find("strata:rms_norm"), std::string::npos) << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel, std::string("strata:rms_norm") +
+                                   (portable || !kernels::cpu::has_avx512() ? "" : ":avx512"))
+        << steps[0].reason;
   }
 }
 
@@ -92,6 +98,8 @@ TEST(GroupNormKernel, RandomShapesAndBothOpsetsMatchTheReference) {
     const int64_t opset = i % 2 ? 21 : 18;
     const std::vector<int64_t> param = {opset == 21 ? shape[1] : groups};
     const int threads = 1 + (i / 2) % 2;
+    std::optional<PortableLoops> portable;  // every third shape: the portable loops
+    if (i % 3 == 2) portable.emplace();
     SCOPED_TRACE(testing::Message() << Shape::of(shape).str() << " groups " << groups << " opset "
                                     << opset << " threads " << threads);
     GraphBuilder g(opset);
@@ -106,7 +114,9 @@ TEST(GroupNormKernel, RandomShapesAndBothOpsetsMatchTheReference) {
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         g.build(), {x, random_tensor(rng, param), random_tensor(rng, param)},
         kernels::LayoutPolicy::kAuto, 1e-4, threads);
-    EXPECT_NE(steps[0].kernel.find("strata:group_norm"), std::string::npos) << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel, std::string("strata:group_norm") +
+                                   (portable || !kernels::cpu::has_avx512() ? "" : ":avx512"))
+        << steps[0].reason;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -12,9 +13,16 @@
 
 namespace strata::kernels::cpu {
 
+// Off: kernels prepared from now on take their portable loops even on an AVX-512 CPU (tests
+// check those against the reference kernels too).
+inline std::atomic<bool>& avx512_allowed() {
+  static std::atomic<bool> allowed{true};
+  return allowed;
+}
+
 inline bool has_avx512() {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
+  return avx512 && avx512_allowed();
 }
 
 #pragma GCC diagnostic push
