@@ -2,8 +2,8 @@
 // align_corners: per batch item, every output point's taps (a plane offset and a weight each; a
 // tap outside a zero-padded image weighs 0) are computed once into scratch, then each channel's
 // plane is read through them, 16 points at a time with AVX-512 gathers where the CPU has them.
-// Points and channels split among threads. Cubic mode, reflection padding and 1-D or 3-D images
-// stay with the reference kernel.
+// Points split among threads (each through every channel). Cubic mode, reflection padding and 1-D
+// or 3-D images stay with the reference kernel.
 #include "ops/grid_sample.h"
 
 #include <fmt/format.h>
@@ -50,17 +50,18 @@ Verdict supports(const NodeRequest& r) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12's gather intrinsics
 
-// out[p] = Σ_k weight[k][p] · plane[offset[k][p]] for `taps` taps, 16 points at a time.
+// out[p] = Σ_t weight[t·stride + p] · plane[offset[t·stride + p]] for p < count and `taps`
+// taps, 16 points at a time.
 __attribute__((target("avx512f"))) void sample_avx512(const float* plane, const int32_t* offset,
                                                       const float* weight, int64_t taps,
-                                                      int64_t points, float* out) {
-  for (int64_t p = 0; p < points; p += 16) {
-    const __mmask16 k = p + 16 <= points ? __mmask16(0xffff) : __mmask16((1u << (points - p)) - 1);
+                                                      int64_t stride, int64_t count, float* out) {
+  for (int64_t p = 0; p < count; p += 16) {
+    const __mmask16 k = p + 16 <= count ? __mmask16(0xffff) : __mmask16((1u << (count - p)) - 1);
     __m512 sum = _mm512_setzero_ps();
     for (int64_t t = 0; t < taps; ++t) {
-      const __m512i at = _mm512_maskz_loadu_epi32(k, offset + t * points + p);
+      const __m512i at = _mm512_maskz_loadu_epi32(k, offset + t * stride + p);
       const __m512 value = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, at, plane, 4);
-      sum = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, weight + t * points + p), value, sum);
+      sum = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, weight + t * stride + p), value, sum);
     }
     _mm512_mask_storeu_ps(out + p, k, sum);
   }
@@ -69,11 +70,11 @@ __attribute__((target("avx512f"))) void sample_avx512(const float* plane, const 
 #pragma GCC diagnostic pop
 
 void sample_scalar(const float* plane, const int32_t* offset, const float* weight, int64_t taps,
-                   int64_t points, float* out) {
-  for (int64_t p = 0; p < points; ++p) {
+                   int64_t stride, int64_t count, float* out) {
+  for (int64_t p = 0; p < count; ++p) {
     float sum = 0;
     for (int64_t t = 0; t < taps; ++t)
-      sum += weight[t * points + p] * plane[offset[t * points + p]];
+      sum += weight[t * stride + p] * plane[offset[t * stride + p]];
     out[p] = sum;
   }
 }
@@ -107,18 +108,24 @@ class GridSampleKernel final : public Kernel {
     float* weight = reinterpret_cast<float*>(offset + taps_ * points_);
     const int64_t plane = height_ * width_;
     const bool share = channels_ * points_ >= kShareValues;
-    for (int64_t n = 0; n < batch_; ++n) {
-      const float* g = grid + n * points_ * 2;
-#pragma omp parallel for schedule(static) if (share)
-      for (int64_t p = 0; p < points_; ++p) point_taps(g + 2 * p, p, offset, weight);
-#pragma omp parallel for schedule(static) if (share && channels_ > 1)
-      for (int64_t c = 0; c < channels_; ++c) {
-        const float* in = x + (n * channels_ + c) * plane;
-        float* out = y + (n * channels_ + c) * points_;
-        if (wide_)
-          sample_avx512(in, offset, weight, taps_, points_, out);
-        else
-          sample_scalar(in, offset, weight, taps_, points_, out);
+    // Each thread takes a range of points through every batch item and channel: its taps are its
+    // own, so no thread waits for another.
+#pragma omp parallel if (share)
+    {
+      const int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+      const int64_t begin = points_ * t / threads / 16 * 16;
+      const int64_t end = t + 1 == threads ? points_ : points_ * (t + 1) / threads / 16 * 16;
+      for (int64_t n = 0; n < batch_ && begin < end; ++n) {
+        const float* g = grid + n * points_ * 2;
+        for (int64_t p = begin; p < end; ++p) point_taps(g + 2 * p, p, offset, weight);
+        for (int64_t c = 0; c < channels_; ++c) {
+          const float* in = x + (n * channels_ + c) * plane;
+          float* out = y + (n * channels_ + c) * points_ + begin;
+          if (wide_)
+            sample_avx512(in, offset + begin, weight + begin, taps_, points_, end - begin, out);
+          else
+            sample_scalar(in, offset + begin, weight + begin, taps_, points_, end - begin, out);
+        }
       }
     }
   }
