@@ -1,11 +1,12 @@
-// Attention (opset 23), f32, without a key/value cache: per (batch, query head) the kv head's keys
-// are packed transposed ([head size, keys], scratch per thread) so that a query's scores are a
-// sum of vectorised rows, the mask is added, the softmax taken (exponential by polynomial, the
-// row's maximum first), and the values summed with those weights. 3-D and 4-D inputs are read in
-// place through strides; grouped-query heads share their kv head; causal rows stop at the
-// diagonal; a bool or float mask broadcasts from any rank. Heads split among threads. The rest
-// (cache, nonpad_kv_seqlen, softcap, the qk_matmul_output output, masks narrower than the keys)
-// stays with the reference kernel, which says why.
+// Attention (opset 23), f32, with or without a key/value cache: per (batch, query head) the kv
+// head's keys (cache first) are packed transposed ([head size, keys], scratch per thread, the
+// values beside them) so that a query's scores are a sum of vectorised rows, the mask is added, the
+// softmax taken (exponential by polynomial, the row's maximum first), and the values summed with
+// those weights. 3-D and 4-D inputs are read in place through strides; grouped-query heads share
+// their kv head; causal rows stop at the diagonal (shifted by the cache's length); a bool or float
+// mask broadcasts from any rank; present_key / present_value are the cache and the new keys and
+// values. Heads split among threads. The rest (nonpad_kv_seqlen, softcap, the qk_matmul_output
+// output, masks narrower than the keys) stays with the reference kernel, which says why.
 #include "ops/attention.h"
 
 #include <fmt/format.h>
@@ -119,7 +120,8 @@ Strides strides_of(bool three_d, int64_t H, int64_t S, int64_t E) {
 // The geometry of one node: heads, sizes and strides.
 struct Geometry {
   bool three_d = false;
-  int64_t B = 0, Hq = 0, Hkv = 0, Sq = 0, T = 0, D = 0, Dv = 0;
+  int64_t B = 0, Hq = 0, Hkv = 0, Sq = 0, D = 0, Dv = 0;
+  int64_t S = 0, P = 0, T = 0;  // new keys, cached keys (past), all keys
   Strides q, k, v, y;
 };
 
@@ -133,20 +135,22 @@ Geometry geometry_of(const NodeRequest& r, const ops::AttentionAttributes& a) {
     g.Hq = a.q_heads;
     g.Hkv = a.kv_heads;
     g.Sq = q[1];
-    g.T = k[1];
+    g.S = k[1];
     g.D = q[2] / g.Hq;
     g.Dv = v[2] / g.Hkv;
   } else {
     g.Hq = q[1];
     g.Hkv = k[1];
     g.Sq = q[2];
-    g.T = k[2];
+    g.S = k[2];
     g.D = q[3];
     g.Dv = v[3];
   }
+  g.P = r.has_input(4) ? r.input(4).shape.values()[2] : 0;
+  g.T = g.P + g.S;
   g.q = strides_of(g.three_d, g.Hq, g.Sq, g.D);
-  g.k = strides_of(g.three_d, g.Hkv, g.T, g.D);
-  g.v = strides_of(g.three_d, g.Hkv, g.T, g.Dv);
+  g.k = strides_of(g.three_d, g.Hkv, g.S, g.D);
+  g.v = strides_of(g.three_d, g.Hkv, g.S, g.Dv);
   g.y = strides_of(g.three_d, g.Hq, g.Sq, g.Dv);
   return g;
 }
@@ -154,8 +158,8 @@ Geometry geometry_of(const NodeRequest& r, const ops::AttentionAttributes& a) {
 Verdict supports(const NodeRequest& r) {
   const auto a = ops::attention_attributes(r.op);
   if (!a) return Verdict::no("not an Attention op");
-  if (r.has_input(4) || r.has_input(5))
-    return Verdict::no("a key/value cache (past_key, past_value) stays with the reference");
+  if (r.has_input(4) != r.has_input(5))
+    return Verdict::no("past_key without past_value or the other way round");
   if (r.has_input(6)) return Verdict::no("nonpad_kv_seqlen stays with the reference");
   if (a->softcap != 0) return Verdict::no("softcap stays with the reference");
   if (output_used(r, 3)) return Verdict::no("the qk_matmul_output output is read");
@@ -165,6 +169,17 @@ Verdict supports(const NodeRequest& r) {
           fmt::format("runs f32 only; input {} is {}", i, dtype_name(r.input(i).dtype)));
   if (r.input(0).shape.rank() != 3 && r.input(0).shape.rank() != 4)
     return Verdict::no("Q is neither 3-D nor 4-D");
+  if (r.has_input(4)) {
+    const Geometry g = geometry_of(r, *a);
+    for (size_t i : {size_t(4), size_t(5)}) {
+      if (r.input(i).dtype != DType::kF32)
+        return Verdict::no(
+            fmt::format("runs f32 only; input {} is {}", i, dtype_name(r.input(i).dtype)));
+      const std::vector<int64_t> past = r.input(i).shape.values();
+      if (past != std::vector<int64_t>{g.B, g.Hkv, g.P, i == 4 ? g.D : g.Dv})
+        return Verdict::no("a cache whose shape does not fit K and V");
+    }
+  }
   if (r.has_input(3)) {
     const ops::Meta& m = r.input(3);
     if (m.dtype != DType::kF32 && m.dtype != DType::kBool)
@@ -205,7 +220,7 @@ class AttentionKernel final : public Kernel {
     }
     present_key_ = r.node.outputs.size() > 1 && output_used(r, 1);
     present_value_ = r.node.outputs.size() > 2 && output_used(r, 2);
-    per_thread_ = g_.D * g_.T + g_.T;
+    per_thread_ = g_.D * g_.T + g_.T * g_.Dv + g_.T;
     scratch_bytes_ = int64_t(sizeof(float)) * per_thread_ * threads_;
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     output_layouts_.assign(r.outputs.size(), Layout::kPlain);
@@ -217,6 +232,8 @@ class AttentionKernel final : public Kernel {
     const float* q = args.inputs[0]->data<float>();
     const float* k = args.inputs[1]->data<float>();
     const float* v = args.inputs[2]->data<float>();
+    const float* past_k = g_.P ? args.inputs[4]->data<float>() : nullptr;
+    const float* past_v = g_.P ? args.inputs[5]->data<float>() : nullptr;
     const void* mask = has_mask_ ? args.inputs[3]->raw() : nullptr;
     float* y = args.outputs[0]->data<float>();
     float* scratch = static_cast<float*>(args.scratch);
@@ -225,27 +242,43 @@ class AttentionKernel final : public Kernel {
     const int threads = tasks > 1 && macs >= kShareMacs ? threads_ : 1;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t task = 0; task < tasks; ++task)
-      head(task / g_.Hq, task % g_.Hq, q, k, v, mask, y,
+      head(task / g_.Hq, task % g_.Hq, q, {k, past_k}, {v, past_v}, mask, y,
            scratch + per_thread_ * omp_get_thread_num());
-    if (present_key_) copy_heads(k, g_.k, g_.D, args.outputs[1]->data<float>());
-    if (present_value_) copy_heads(v, g_.v, g_.Dv, args.outputs[2]->data<float>());
+    if (present_key_) copy_heads({k, past_k}, g_.k, g_.D, args.outputs[1]->data<float>());
+    if (present_value_) copy_heads({v, past_v}, g_.v, g_.Dv, args.outputs[2]->data<float>());
   }
 
  private:
-  void head(int64_t b, int64_t h, const float* q, const float* k, const float* v, const void* mask,
-            float* y, float* scratch) const {
+  // Keys or values: the new ones (input 1 or 2) and the cache before them (nullptr for none).
+  struct Source {
+    const float* fresh;
+    const float* past;
+  };
+
+  // Row j of all keys or values (cache first) of kv head h in batch item b.
+  const float* row(const Source& src, const Strides& s, int64_t E, int64_t b, int64_t h,
+                   int64_t j) const {
+    if (j < g_.P) return src.past + ((b * g_.Hkv + h) * g_.P + j) * E;
+    return src.fresh + b * s.batch + h * s.head + (j - g_.P) * s.pos;
+  }
+
+  void head(int64_t b, int64_t h, const float* q, const Source& k, const Source& v,
+            const void* mask, float* y, float* scratch) const {
     const int64_t kvh = h / (g_.Hq / g_.Hkv), T = g_.T, D = g_.D, Dv = g_.Dv;
-    float* keys = scratch;  // [D, T]
-    float* scores = scratch + D * T;
-    const float* k0 = k + b * g_.k.batch + kvh * g_.k.head;
-    for (int64_t j = 0; j < T; ++j)
-      for (int64_t e = 0; e < D; ++e) keys[e * T + j] = k0[j * g_.k.pos + e];
-    const float* v0 = v + b * g_.v.batch + kvh * g_.v.head;
+    float* keys = scratch;            // [D, T]
+    float* values = scratch + D * T;  // [T, Dv]
+    float* scores = values + T * Dv;
+    for (int64_t j = 0; j < T; ++j) {
+      const float* key = row(k, g_.k, D, b, kvh, j);
+      for (int64_t e = 0; e < D; ++e) keys[e * T + j] = key[e];
+      std::copy_n(row(v, g_.v, Dv, b, kvh, j), Dv, values + j * Dv);
+    }
     const float inf = std::numeric_limits<float>::infinity();
     for (int64_t i = 0; i < g_.Sq; ++i) {
       const float* qi = q + b * g_.q.batch + h * g_.q.head + i * g_.q.pos;
       float* yi = y + b * g_.y.batch + h * g_.y.head + i * g_.y.pos;
-      const int64_t seen = causal_ ? std::min(T, i + 1) : T;  // keys this query may see
+      // Keys this query may see: causal rows end at the diagonal, shifted by the cache.
+      const int64_t seen = causal_ ? std::min(T, i + 1 + g_.P) : T;
       if (wide_)
         scores_avx512(qi, scale_, keys, T, D, seen, scores);
       else
@@ -259,9 +292,9 @@ class AttentionKernel final : public Kernel {
       }
       const float sum = exp_shifted(wide_, scores, seen, top);
       if (wide_)
-        weighted_sum_avx512(scores, 1 / sum, seen, v0, g_.v.pos, Dv, yi);
+        weighted_sum_avx512(scores, 1 / sum, seen, values, Dv, Dv, yi);
       else
-        weighted_sum_scalar(scores, 1 / sum, seen, v0, g_.v.pos, Dv, yi);
+        weighted_sum_scalar(scores, 1 / sum, seen, values, Dv, Dv, yi);
     }
   }
 
@@ -278,13 +311,13 @@ class AttentionKernel final : public Kernel {
     }
   }
 
-  // K or V (no cache: the present value is the input) as [B, Hkv, T, E].
-  void copy_heads(const float* from, const Strides& s, int64_t E, float* to) const {
+  // All keys or values (the cache, then the new ones) as [B, Hkv, T, E]: present_key/value.
+  void copy_heads(const Source& src, const Strides& s, int64_t E, float* to) const {
     for (int64_t b = 0; b < g_.B; ++b)
       for (int64_t h = 0; h < g_.Hkv; ++h)
         for (int64_t j = 0; j < g_.T; ++j)
-          std::memcpy(to + ((b * g_.Hkv + h) * g_.T + j) * E,
-                      from + b * s.batch + h * s.head + j * s.pos, size_t(E) * sizeof(float));
+          std::memcpy(to + ((b * g_.Hkv + h) * g_.T + j) * E, row(src, s, E, b, h, j),
+                      size_t(E) * sizeof(float));
   }
 
   bool wide_;
