@@ -5,8 +5,9 @@
 // those weights. 3-D and 4-D inputs are read in place through strides; grouped-query heads share
 // their kv head; causal rows stop at the diagonal (shifted by the cache's length); a bool or float
 // mask broadcasts from any rank; present_key / present_value are the cache and the new keys and
-// values. Heads split among threads. The rest (nonpad_kv_seqlen, softcap, the qk_matmul_output
-// output, masks narrower than the keys) stays with the reference kernel, which says why.
+// values; softcap (tanh, scalar) when set. Heads split among threads. The rest (nonpad_kv_seqlen,
+// the qk_matmul_output output, masks narrower than the keys) stays with the reference kernel, which
+// says why.
 #include "ops/attention.h"
 
 #include <fmt/format.h>
@@ -161,7 +162,6 @@ Verdict supports(const NodeRequest& r) {
   if (r.has_input(4) != r.has_input(5))
     return Verdict::no("past_key without past_value or the other way round");
   if (r.has_input(6)) return Verdict::no("nonpad_kv_seqlen stays with the reference");
-  if (a->softcap != 0) return Verdict::no("softcap stays with the reference");
   if (output_used(r, 3)) return Verdict::no("the qk_matmul_output output is read");
   for (size_t i = 0; i < 3; ++i)
     if (r.input(i).dtype != DType::kF32)
@@ -206,6 +206,7 @@ class AttentionKernel final : public Kernel {
     g_ = geometry_of(r, a);
     causal_ = a.causal;
     scale_ = a.has_scale ? a.scale : float(1 / std::sqrt(double(g_.D)));
+    softcap_ = a.softcap;
     if (r.has_input(3)) {
       has_mask_ = true;
       bool_mask_ = r.input(3).dtype == DType::kBool;
@@ -283,6 +284,8 @@ class AttentionKernel final : public Kernel {
         scores_avx512(qi, scale_, keys, T, D, seen, scores);
       else
         scores_scalar(qi, scale_, keys, T, D, seen, scores);
+      if (softcap_ > 0)  // as the reference: after the scale, before the mask
+        for (int64_t j = 0; j < seen; ++j) scores[j] = softcap_ * std::tanh(scores[j] / softcap_);
       if (has_mask_) add_mask(mask, b, h, i, scores, seen);
       float top = -inf;
       for (int64_t j = 0; j < seen; ++j) top = std::max(top, scores[j]);
@@ -325,7 +328,7 @@ class AttentionKernel final : public Kernel {
   Geometry g_;
   bool causal_ = false, has_mask_ = false, bool_mask_ = false;
   bool present_key_ = false, present_value_ = false;
-  float scale_ = 1;
+  float scale_ = 1, softcap_ = 0;
   int64_t mask_strides_[4] = {};
   int64_t per_thread_ = 0;
 };
