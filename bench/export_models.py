@@ -438,6 +438,12 @@ LIGHT = sorted(f[:-5] for f in os.listdir(LIGHT_DIR) if f.endswith(".onnx")) \
     if os.path.isdir(LIGHT_DIR) else []
 MODELS.update({name: None for name in LIGHT})
 
+# Single-op models (bench/op_models.py): built with the onnx package, numpy references.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from op_models import OP_MODELS, write_op_model  # noqa: E402
+
+MODELS.update({name: None for name in OP_MODELS})
+
 
 # Quantized models (issue 13): an exported FP32 model run through bench/quantize.py, the way ONNX
 # Runtime's quantizer lays them out. No PyTorch module runs them; their reference output is ONNX
@@ -557,6 +563,9 @@ def export(name, out_dir, force):
         return
     if name in QUANTIZED:
         export_quantized(name, out_dir, force)
+        return
+    if name in OP_MODELS:
+        write_op_model(name, paths(out_dir, name))
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)

@@ -8,11 +8,11 @@
 // 3-D Y. Computed in double, rounded once.
 // Cost: 2·B·Hq·Sq·T·(D + Dv) FLOPs for the two products, plus 5 per score for the softmax (and
 // 3 more with softcap).
+#include "ops/attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include "ops/op.h"
 
 namespace strata::ops {
 
@@ -37,6 +37,10 @@ class AttentionOp final : public Op {
         softcap_(node.attr_float("softcap", 0.0f)) {
     if (qk_mode_ < 0 || qk_mode_ > 3)
       fail("attribute 'qk_matmul_output_mode' must be 0 to 3, got {}", qk_mode_);
+  }
+
+  AttentionAttributes attributes() const {
+    return {causal_, q_heads_attr_, kv_heads_attr_, qk_mode_, has_scale_, scale_, softcap_};
   }
 
   void infer(InferContext& ctx) const override {
@@ -280,6 +284,12 @@ class AttentionOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<AttentionAttributes> attention_attributes(const Op& op) {
+  const auto* attention = dynamic_cast<const AttentionOp*>(&op);
+  if (!attention) return std::nullopt;
+  return attention->attributes();
+}
 
 std::unique_ptr<Op> make_attention(const NodeInfo& node) {
   return std::make_unique<AttentionOp>(node);

@@ -6,17 +6,17 @@
 // zeros, border (clamped) or reflection (mirrored at the borders).
 // Cost per output element: 2^r (linear), 4^r (cubic) or 1 (nearest) multiply-adds, counted 2 FLOPs
 // each, plus 4 per spatial axis for the coordinate.
+#include "ops/grid_sample.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "ops/op.h"
 
 namespace strata::ops {
 
 namespace {
 
-enum class Mode { kLinear, kNearest, kCubic };
-enum class Padding { kZeros, kBorder, kReflection };
+using Mode = GridSampleMode;
+using Padding = GridSamplePadding;
 
 // Keys' cubic convolution weights for the 4 neighbours at offset t in [0, 1).
 void cubic_weights(double t, double w[4]) {
@@ -52,6 +52,8 @@ class GridSampleOp final : public Op {
     else
       fail("attribute 'padding_mode' must be zeros, border or reflection, not '{}'", padding);
   }
+
+  GridSampleAttributes attributes() const { return {mode_, padding_, align_corners_}; }
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
@@ -210,6 +212,12 @@ class GridSampleOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<GridSampleAttributes> grid_sample_attributes(const Op& op) {
+  const auto* sample = dynamic_cast<const GridSampleOp*>(&op);
+  if (!sample) return std::nullopt;
+  return sample->attributes();
+}
 
 std::unique_ptr<Op> make_grid_sample(const NodeInfo& node) {
   return std::make_unique<GridSampleOp>(node);

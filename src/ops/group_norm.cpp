@@ -3,9 +3,9 @@
 //   y = (x - mean) / sqrt(var + epsilon) * scale + bias
 // with scale and bias one value per channel [C] (opset 21) or per group [num_groups] (opset 18).
 // Statistics in double. Cost per element: mean 1, variance 3, normalise 2, scale and shift 2.
-#include <cmath>
+#include "ops/group_norm.h"
 
-#include "ops/op.h"
+#include <cmath>
 
 namespace strata::ops {
 
@@ -19,6 +19,8 @@ class GroupNormOp final : public Op {
         per_channel_(node.opset() >= 21) {
     if (groups_ <= 0) fail("attribute 'num_groups' must be positive, got {}", groups_);
   }
+
+  GroupNormAttributes attributes() const { return {groups_, epsilon_, per_channel_}; }
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
@@ -78,6 +80,12 @@ class GroupNormOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<GroupNormAttributes> group_norm_attributes(const Op& op) {
+  const auto* norm = dynamic_cast<const GroupNormOp*>(&op);
+  if (!norm) return std::nullopt;
+  return norm->attributes();
+}
 
 std::unique_ptr<Op> make_group_norm(const NodeInfo& node) {
   return std::make_unique<GroupNormOp>(node);

@@ -140,9 +140,11 @@ class LayerNormOp final : public Op {
 class RmsNormOp final : public Op {
  public:
   explicit RmsNormOp(const NodeInfo& node)
-      : axis_(node.attr_int("axis", -1)), epsilon_(node.attr_float("epsilon", 1e-5f)) {
-    stash_type_of(node);  // validated; the statistics are kept in double
-  }
+      : axis_(node.attr_int("axis", -1)),
+        epsilon_(node.attr_float("epsilon", 1e-5f)),
+        stash_(stash_type_of(node)) {}  // the reference keeps the statistics in double anyway
+
+  RmsNormAttributes attributes() const { return {axis_, epsilon_, stash_}; }
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
@@ -188,12 +190,19 @@ class RmsNormOp final : public Op {
  private:
   int64_t axis_;
   float epsilon_;
+  DType stash_;
 };
 
 }  // namespace
 
 std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op) {
   const auto* norm = dynamic_cast<const LayerNormOp*>(&op);
+  if (!norm) return std::nullopt;
+  return norm->attributes();
+}
+
+std::optional<RmsNormAttributes> rms_norm_attributes(const Op& op) {
+  const auto* norm = dynamic_cast<const RmsNormOp*>(&op);
   if (!norm) return std::nullopt;
   return norm->attributes();
 }

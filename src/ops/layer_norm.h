@@ -1,5 +1,5 @@
-// LayerNormalization's attributes, parsed once by the op (src/ops/layer_norm.cpp) and read by the
-// fast kernels.
+// LayerNormalization's and RMSNormalization's attributes, parsed once by the op
+// (src/ops/layer_norm.cpp) and read by the fast kernels.
 #pragma once
 
 #include <optional>
@@ -16,5 +16,14 @@ struct LayerNormAttributes {
 
 // The attributes of a LayerNormalization op, or nullopt for other ops.
 std::optional<LayerNormAttributes> layer_norm_attributes(const Op& op);
+
+struct RmsNormAttributes {
+  int64_t axis = -1;  // as written (may be negative)
+  float epsilon = 1e-5f;
+  DType stash = DType::kF32;  // the precision the statistics are to be kept in
+};
+
+// The attributes of an RMSNormalization op, or nullopt for other ops.
+std::optional<RmsNormAttributes> rms_norm_attributes(const Op& op);
 
 }  // namespace strata::ops

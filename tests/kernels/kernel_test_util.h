@@ -9,12 +9,19 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/cpu/row_math.h"
 #include "ops/op_test_util.h"
 #include "passes/infer_shapes.h"
 #include "runtime/session.h"
 #include "runtime/verify.h"
 
 namespace strata::test {
+
+// The portable loops for the duration of a scope (kernels prepared inside it).
+struct PortableLoops {
+  PortableLoops() { kernels::cpu::avx512_allowed() = false; }
+  ~PortableLoops() { kernels::cpu::avx512_allowed() = true; }
+};
 
 // Builds an ir::Graph value by value and node by node.
 class GraphBuilder {
@@ -112,11 +119,15 @@ inline SessionResult run_session(const ir::Graph& graph, const std::vector<Tenso
 
 // Runs `graph` with the fast kernels (layout policy `layout`) and with the reference kernels, and
 // expects equal outputs within float32 accumulation error. Returns the fast run's steps.
+// `threads`: the fast session's thread count, used by every step whatever its size.
 inline std::vector<runtime::StepInfo> expect_fast_matches_reference(
     const ir::Graph& graph, const std::vector<Tensor>& inputs,
-    kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto, double tolerance = 1e-4) {
+    kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto, double tolerance = 1e-4,
+    int threads = 1) {
   runtime::SessionOptions fast, reference;
   fast.layout = layout;
+  fast.threads = threads;
+  fast.single_thread_flops = fast.single_thread_bytes = 0;  // every step on `threads`
   reference.fast_kernels = false;
   const SessionResult a = run_session(graph, inputs, fast);
   const SessionResult b = run_session(graph, inputs, reference);

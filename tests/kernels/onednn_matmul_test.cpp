@@ -131,7 +131,8 @@ TEST(OnednnMatMul, BroadcastAddendsAndActivationRunApartRatherThanOnTheReference
     g.output("y");
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(g.build(), inputs);
     expect_onednn(steps);
-    EXPECT_NE(steps[0].reason.find("the product runs alone, then "), std::string::npos) << steps[0].reason;
+    EXPECT_NE(steps[0].reason.find("the product runs alone, then "), std::string::npos)
+        << steps[0].reason;
     EXPECT_NE(steps[0].reason.find("offers only ref"), std::string::npos) << steps[0].reason;
   }
 }
