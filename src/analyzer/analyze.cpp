@@ -16,6 +16,7 @@
 #include "analyzer/input_plan.h"
 #include "analyzer/interpolation.h"
 #include "analyzer/memory.h"
+#include "ops/control_flow.h"
 
 namespace strata::analyzer {
 
@@ -108,10 +109,10 @@ class FitMemo {
 // One analysis: the evaluations of the graph, the formulas fitted through them, and the results.
 class Run {
  public:
-  Run(const ir::Graph& graph, const AnalyzeOptions& options)
+  Run(const ir::Graph& graph, const AnalyzeOptions& options, const std::vector<size_t>& trip_loops)
       : graph_(graph),
         options_(options),
-        plan_(plan_inputs(graph, options.input_shapes, options.dims)),
+        plan_(plan_inputs(graph, options.input_shapes, options.dims, trip_loops)),
         k_(plan_.symbols.size()),
         sized_(plan_.all_sizes_known()),
         fit_(k_ > 0 && options.formulas),
@@ -155,7 +156,7 @@ class Run {
   // Evaluates the graph at `sizes` (of the symbols) and records its figures in `slot`.
   void evaluate(const std::vector<int64_t>& sizes, size_t slot, bool exact) {
     try {
-      evaluator_.evaluate(plan_.shapes_at(sizes), eval_);
+      evaluator_.evaluate(plan_.shapes_at(sizes), eval_, plan_.trips_at(sizes));
     } catch (const Error& e) {
       if (exact || k_ == 0) throw;
       fail("with {} the model's shape rules fail ({}); give the symbolic dims their sizes",
@@ -276,6 +277,7 @@ class Run {
     const std::vector<bool> is_param = parameter_values(graph_, reference);
     std::vector<bool> counted(graph_.values.size(), false);
     std::vector<int64_t> unknown_origin(graph_.values.size(), -1);  // where unknown-ness began
+    std::vector<int64_t> bound_origin(graph_.values.size(), -1);    // the upper bound it rests on
     a.nodes.resize(graph_.nodes.size());
     a.output_infos.resize(layout_.ranks.size());
     size_t all_dims = 0;
@@ -336,9 +338,10 @@ class Run {
       switch (e.state) {
         case NodeState::kKnown:
           if (e.folded) break;
+          r.note = control_flow_note(n, e.has_cost);
           if (!e.has_cost) {
             a.no_cost_rule.push_back(n);
-            r.note = "no cost rule";
+            if (r.note.empty()) r.note = "no cost rule";
           }
           polynomial &= !r.has_cost_rule || (r.macs.formula && r.flops.formula);
           if (fit_ && !polynomial) {
@@ -352,7 +355,10 @@ class Run {
         case NodeState::kDataDependent: a.data_dependent.push_back(n); break;
         case NodeState::kInputUnknown: a.unknown.push_back(n); break;
       }
-      if (e.state == NodeState::kKnown) continue;
+      if (e.state == NodeState::kKnown) {
+        upper_bound_note(n, e, r, bound_origin, a);
+        continue;
+      }
       a.totals.complete = false;
       int64_t origin = int64_t(n);
       if (e.state == NodeState::kInputUnknown)
@@ -365,6 +371,70 @@ class Run {
       r.note = origin == int64_t(n) ? state_note(e.state)
                                     : fmt::format("its input shapes are unknown (after {})",
                                                   graph_.describe(graph_.nodes[size_t(origin)]));
+    }
+  }
+
+  // How an If, Loop or Scan was estimated (ops::control_flow_cost_note), with the figures it rests
+  // on when they hold for the sizes given (not for a sample of the formulas' fit).
+  std::string control_flow_note(size_t n, bool has_cost) const {
+    const ops::Op* op = evaluator_.op(n);
+    if (!op || !op->runs_subgraphs()) return "";
+    const ir::Node& node = graph_.nodes[n];
+    const auto trip = std::find(plan_.trip_loops.begin(), plan_.trip_loops.end(), n);
+    if (trip != plan_.trip_loops.end()) {
+      const size_t k =
+          plan_.symbols.size() - plan_.trip_loops.size() + size_t(trip - plan_.trip_loops.begin());
+      const std::string& symbol = plan_.symbols[k];
+      if (!has_cost)
+        return fmt::format(
+            "its trip count M is known only while running ({}), and one iteration's cost too (its "
+            "body has shapes known only while running): no estimate",
+            symbol);
+      if (plan_.sizes[k])
+        return fmt::format("M = {} = {} iterations (given) × one iteration: an upper bound", symbol,
+                           *plan_.sizes[k]);
+      return fmt::format(
+          "its trip count M is known only while running: {} × one iteration, a formula in {} "
+          "(--dim {}=COUNT sizes it)",
+          symbol, symbol, symbol);
+    }
+    std::vector<const ops::Meta*> in;
+    for (ir::ValueId id : node.inputs)
+      in.push_back(id == ir::kNoValue ? nullptr : &eval_.metas[size_t(id)]);
+    std::vector<ops::Meta> out;
+    for (ir::ValueId id : node.outputs)
+      out.push_back(id == ir::kNoValue ? ops::Meta{} : eval_.metas[size_t(id)]);
+    try {
+      return ir::with_node_context(graph_, node, [&] {
+        return ops::control_flow_cost_note(*op, ops::CostContext(in, out), sized_);
+      });
+    } catch (const NotStatic&) {
+      return "";
+    }
+  }
+
+  // A node with a data-dependent size taken at its upper bound, or after one: its figures are
+  // upper bounds, and its note says so (unless it already explains something else).
+  void upper_bound_note(size_t n, const NodeEval& e, NodeAnalysis& r,
+                        std::vector<int64_t>& bound_origin, Analysis& a) const {
+    const ir::Node& node = graph_.nodes[n];
+    int64_t origin = e.bound_note.empty() ? -1 : int64_t(n);
+    if (origin < 0)
+      for (ir::ValueId id : node.inputs)
+        if (id != ir::kNoValue && bound_origin[size_t(id)] >= 0) {
+          origin = bound_origin[size_t(id)];
+          break;
+        }
+    if (origin < 0) return;
+    for (ir::ValueId id : node.outputs) bound_origin[size_t(id)] = origin;
+    if (e.folded) return;
+    r.upper_bound = true;
+    if (origin == int64_t(n)) {
+      a.upper_bounds.push_back(n);
+      r.note = (r.note.empty() ? "" : r.note + "; ") + "an upper bound: " + e.bound_note;
+    } else if (r.note.empty()) {
+      r.note =
+          fmt::format("an upper bound (after {})", graph_.describe(graph_.nodes[size_t(origin)]));
     }
   }
 
@@ -411,6 +481,11 @@ class Run {
       a.warnings.push_back(
           fmt::format("output shapes known only at run time at {}; what follows is unknown",
                       list(a.data_dependent)));
+    if (!a.upper_bounds.empty())
+      a.warnings.push_back(fmt::format(
+          "output sizes that depend on values are taken at their upper bound at {}: their "
+          "figures, what follows and the totals are upper bounds",
+          list(a.upper_bounds)));
     if (!a.no_cost_rule.empty())
       a.warnings.push_back(
           fmt::format("no cost rule, left out of the totals: {}", list(a.no_cost_rule)));
@@ -457,8 +532,49 @@ const NodeAnalysis* Analysis::find(const ir::Graph& graph, std::string_view name
   return nullptr;
 }
 
+namespace {
+
+// The Loops whose trip count is known only while running (input M absent or computed from
+// data, not from shapes): each gets a symbol, so that the loop's cost is a formula in it that
+// --dim can size. Found by one evaluation at the sizes given (8 where none is).
+std::vector<size_t> data_dependent_loops(const ir::Graph& graph, const AnalyzeOptions& options) {
+  // Without formulas every symbol needs a size (the profiler's use): such loops stay unknown.
+  if (!options.formulas) return {};
+  std::vector<size_t> candidates;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const ir::Node& node = graph.nodes[n];
+    if (node.op_type != "Loop" || !node.domain.empty()) continue;
+    if (node.inputs.empty() || node.inputs[0] == ir::kNoValue ||
+        !is_stored_constant(graph.values[size_t(node.inputs[0])]))
+      candidates.push_back(n);
+  }
+  if (candidates.empty()) return {};
+  std::map<std::string, int64_t> input_dims;  // the sizes of the inputs' dims only
+  for (const auto& [name, size] : options.dims)
+    if (!name.ends_with(".trips")) input_dims[name] = size;
+  const InputPlan probe = plan_inputs(graph, options.input_shapes, input_dims);
+  std::vector<int64_t> sizes;
+  for (const std::optional<int64_t>& s : probe.sizes) sizes.push_back(s.value_or(8));
+  const MetaEvaluator evaluator(graph);
+  EvalResult eval;
+  try {
+    evaluator.evaluate(probe.shapes_at(sizes), eval);
+  } catch (const Error&) {
+    return {};  // the analysis proper reports it
+  }
+  std::vector<size_t> loops;
+  for (size_t n : candidates) {
+    const ir::ValueId m = graph.nodes[n].inputs.empty() ? ir::kNoValue : graph.nodes[n].inputs[0];
+    if (m == ir::kNoValue || (eval.metas[size_t(m)].present() && !eval.metas[size_t(m)].value))
+      loops.push_back(n);
+  }
+  return loops;
+}
+
+}  // namespace
+
 Analysis analyze(const ir::Graph& graph, const AnalyzeOptions& options) {
-  return Run(graph, options).analyze();
+  return Run(graph, options, data_dependent_loops(graph, options)).analyze();
 }
 
 }  // namespace strata::analyzer

@@ -52,8 +52,11 @@ struct NodeAnalysis {
   NodeState state = NodeState::kInputUnknown;
   bool folded = false;  // computed before running: not counted in totals
   bool has_cost_rule = false;
-  bool backward_rule_known = false;     // false: the backward figures use the default guess
-  std::string note;                     // why figures are unknown or not formulas
+  bool backward_rule_known = false;  // false: the backward figures use the default guess
+  std::string note;                  // why figures are unknown, bounds or not formulas
+  // Its figures are upper bounds: it or a node before it has a data-dependent size (NonZero's
+  // count) taken at its upper bound (Analysis::upper_bounds).
+  bool upper_bound = false;
   std::span<const OutputInfo> outputs;  // in Analysis::output_infos
   int64_t params = 0;                   // elements of the parameters among the node's inputs
   double param_bytes = 0;               // their bytes
@@ -104,7 +107,11 @@ struct Analysis {
   std::vector<size_t> no_cost_rule;    // run at inference, but the op has no cost rule
   std::vector<size_t> unsupported;     // no rules at all
   std::vector<size_t> data_dependent;  // output shape known only at run time
-  std::vector<size_t> unknown;         // downstream of those: shapes unknown
+  // Output sizes that depend on values, taken at their upper bound (NonZero: every element
+  // non-zero; NonMaxSuppression: max_output_boxes_per_class × classes × batch): what follows
+  // them are upper bounds, stated per node.
+  std::vector<size_t> upper_bounds;
+  std::vector<size_t> unknown;  // downstream of those: shapes unknown
   std::vector<std::string> warnings;
   int evaluations = 0;  // graph evaluations made
   // What NodeAnalysis::outputs and OutputInfo::dims view, node after node.

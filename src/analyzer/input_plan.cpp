@@ -42,8 +42,22 @@ std::string InputPlan::sizes_str(const std::vector<int64_t>& values) const {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+std::vector<std::pair<size_t, int64_t>> InputPlan::trips_at(
+    const std::vector<int64_t>& sizes) const {
+  std::vector<std::pair<size_t, int64_t>> trips;
+  const size_t first = symbols.size() - trip_loops.size();
+  for (size_t k = 0; k < trip_loops.size(); ++k) trips.push_back({trip_loops[k], sizes[first + k]});
+  return trips;
+}
+
+std::string trip_symbol(const ir::Graph& graph, size_t node) {
+  const std::string& name = graph.nodes[node].name;
+  return (name.empty() ? fmt::format("loop#{}", node) : name) + ".trips";
+}
+
 InputPlan plan_inputs(const ir::Graph& graph, const std::map<std::string, Shape>& input_shapes,
-                      const std::map<std::string, int64_t>& dims) {
+                      const std::map<std::string, int64_t>& dims,
+                      const std::vector<size_t>& trip_loops) {
   InputPlan plan;
   std::map<std::string, size_t> symbol_index;
   auto symbol = [&](const std::string& name) {
@@ -92,6 +106,12 @@ InputPlan plan_inputs(const ir::Graph& graph, const std::map<std::string, Shape>
       }
     }
     plan.dims.push_back(std::move(sizes));
+  }
+  for (size_t n : trip_loops) {
+    const std::string name = trip_symbol(graph, n);
+    if (symbol_index.count(name)) fail("the loop symbol '{}' is also an input's dim", name);
+    symbol(name);
+    plan.trip_loops.push_back(n);
   }
   for (const auto& [name, size] : dims) {
     if (!symbol_index.count(name))

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ops/internal_ops.h"
+#include "ops/upper_bound.h"
 #include "passes/infer_shapes.h"
 
 namespace strata::analyzer {
@@ -77,7 +78,8 @@ bool same_meta(const ops::Meta& a, const ops::Meta& b) {
 
 }  // namespace
 
-void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult& out) const {
+void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult& out,
+                             const std::vector<std::pair<size_t, int64_t>>& trips) const {
   const ir::Graph& g = graph_;
   const bool incremental =
       out.nodes.size() == g.nodes.size() && out.metas.size() == g.values.size();
@@ -96,6 +98,13 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
   }
   out.changed.assign(g.values.size(), incremental ? 0 : 1);
   out.reevaluated = 0;
+  // A Loop whose trip count changed is evaluated again, like a node whose inputs changed.
+  std::vector<int64_t> trip_of(g.nodes.size(), -1);
+  for (const auto& [node, count] : trips) trip_of[node] = count;
+  std::vector<bool> trip_changed(g.nodes.size(), false);
+  if (incremental && out.trips.size() == g.nodes.size())
+    for (size_t n = 0; n < g.nodes.size(); ++n) trip_changed[n] = trip_of[n] != out.trips[n];
+  out.trips = std::move(trip_of);
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     ops::Meta& m = out.metas[size_t(g.inputs[i])];
     if (incremental && same_shape(m.shape, input_shapes[i])) continue;
@@ -105,7 +114,7 @@ void MetaEvaluator::evaluate(const std::vector<Shape>& input_shapes, EvalResult&
 
   try {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
-      bool inputs_changed = !incremental;
+      bool inputs_changed = !incremental || trip_changed[n];
       for (ir::ValueId id : inputs(n))
         if (id != ir::kNoValue) inputs_changed |= out.changed[size_t(id)] != 0;
       if (!inputs_changed) continue;  // the same inputs give the same results as last time
@@ -159,6 +168,13 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
     result.state = NodeState::kUnsupported;
     return false;
   }
+  if (!in.empty() && n < out.trips.size() && out.trips[n] >= 0) {
+    out.trip_meta = {DType::kI64, Shape(),
+                     std::make_shared<const Tensor>(Tensor::from<int64_t>({}, {out.trips[n]}))};
+    in[0] = &out.trip_meta;
+    inputs_known = true;
+    for (size_t i = 1; i < in.size(); ++i) inputs_known &= !in[i] || in[i]->present();
+  }
   if (!inputs_known) return false;  // kInputUnknown
   // The shape rule, as passes::infer_node runs it, into metas reused from node to node.
   std::vector<ops::Meta>& metas = out.scratch_outputs;
@@ -170,7 +186,9 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
   }
   try {
     ops::InferContext ctx(in, metas);
+    ops::UpperBoundScope bounds;  // analysis states data-dependent sizes as upper bounds
     ir::with_node_context(g, node, [&] { op->infer(ctx); });
+    result.bound_note = bounds.take_note();
   } catch (const NotStatic&) {
     result.state = NodeState::kDataDependent;
     return false;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -28,6 +29,9 @@ struct NodeEval {
   bool folded = false;
   bool has_cost = false;  // the op's cost rule gave a cost (not evaluated for folded nodes)
   ops::Cost cost;
+  // A size that depends on values (NonZero's count) was set to its upper bound: how it is made
+  // (InferContext::data_dependent). Empty for the other nodes.
+  std::string bound_note;
 };
 
 struct EvalResult {
@@ -38,6 +42,8 @@ struct EvalResult {
   size_t reevaluated = 0;         // nodes whose rules ran in the last evaluation
   // Scratch reused from node to node (no allocation per node): a node's input metas and the
   // output metas its rules compute.
+  std::vector<int64_t> trips;  // per node: the trip count set by evaluate (-1: none)
+  ops::Meta trip_meta;         // the value given as such a Loop's input M
   std::vector<const ops::Meta*> scratch_inputs;
   std::vector<ops::Meta> scratch_outputs;
 };
@@ -65,7 +71,10 @@ class MetaEvaluator {
   // costs are not computed). Fails naming the node when a shape rule rejects its inputs.
   // When `out` holds an earlier evaluation of this graph, only the nodes downstream of a changed
   // input are evaluated again: rules are pure functions of their inputs' metas.
-  void evaluate(const std::vector<Shape>& input_shapes, EvalResult& out) const;
+  // `trips` sets the trip count (input M) of Loop nodes whose count is otherwise unknown: node
+  // index and count (InputPlan::trips_at).
+  void evaluate(const std::vector<Shape>& input_shapes, EvalResult& out,
+                const std::vector<std::pair<size_t, int64_t>>& trips = {}) const;
 
  private:
   // One node's rules into out.scratch_outputs; false when its outputs are unknown (result.state

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "ops/upper_bound.h"
 #include "passes/infer_shapes.h"
 
 namespace strata::ops {
@@ -69,6 +70,8 @@ class SubgraphOp : public Op {
   void run(KernelContext&) const override {
     fail_internal("a node with subgraphs is run by the session, not by its op");
   }
+  // What control_flow_cost_note says.
+  virtual std::string cost_note(const CostContext& ctx, bool figures) const = 0;
 
  protected:
   // Body `b`'s bound metas: `inputs` for its inputs, then its captures from the node's inputs.
@@ -120,7 +123,16 @@ class IfOp final : public SubgraphOp {
         if (m.present() && other.present() && m.dtype != other.dtype)
           fail("its branches give output {} different dtypes ({} and {})", j, dtype_name(m.dtype),
                dtype_name(other.dtype));
-        m = merge(m, other);
+        Meta merged = merge(m, other);
+        // Analysis: a dim the branches disagree on is at most the larger of the two.
+        for (int64_t d = 0;
+             merged.present() && merged.kind == ValueKind::kTensor && d < merged.shape.rank(); ++d)
+          if (!(m.shape[d] == other.shape[d]) && m.shape[d].is_static() &&
+              other.shape[d].is_static())
+            merged.shape[d] =
+                data_dependent(Dim(std::max(m.shape[d].value(), other.shape[d].value())),
+                               fmt::format("output {} dim {} at most the larger branch's", j, d));
+        m = std::move(merged);
       }
       if (!m.present()) throw NotStatic();  // known once a branch has run
       set_meta(ctx, j, m);
@@ -141,6 +153,24 @@ class IfOp final : public SubgraphOp {
       return std::make_pair(c.flops, c.bytes_read + c.bytes_written);
     };
     return size(*a) >= size(*b) ? a : b;
+  }
+
+  std::string cost_note(const CostContext& ctx, bool figures) const override {
+    const Meta& cond = ctx.input(0);
+    if (cond.value && cond.value->numel() == 1)
+      return fmt::format("the condition is a constant: the {} branch only",
+                         cond.value->to_int64()[0] != 0 ? "then" : "else");
+    const std::optional<Cost> a = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, {}));
+    const std::optional<Cost> b = passes::subgraph_cost(*bodies_[1], bound(ctx, 1, {}));
+    if (!a || !b) return "";
+    const bool then_larger = std::make_pair(a->flops, a->bytes_read + a->bytes_written) >=
+                             std::make_pair(b->flops, b->bytes_read + b->bytes_written);
+    const char* larger = then_larger ? "then" : "else";
+    if (!figures) return fmt::format("the larger branch ({}) counted: an upper bound", larger);
+    return fmt::format(
+        "then branch {:.4g} FLOPs, else branch {:.4g} FLOPs: the larger ({}) counted, an upper "
+        "bound",
+        a->flops, b->flops, larger);
   }
 };
 
@@ -183,7 +213,11 @@ class LoopOp final : public SubgraphOp {
     for (size_t k = carried_; k < ctx.num_outputs(); ++k) {
       const Meta& slice = out[1 + k];
       if (!slice.present() || slice.kind != ValueKind::kTensor) throw NotStatic();
-      std::vector<Dim> dims = {Dim::unknown()};  // the trip count is known once the loop ends
+      // The iterations are known once the loop ends; at most M (analysis's upper bound).
+      const Dim most = ctx.has_input(0) && ctx.input(0).value
+                           ? Dim(std::max<int64_t>(ctx.input(0).value->to_int64().at(0), 0))
+                           : Dim::unknown();
+      std::vector<Dim> dims = {data_dependent(most, "iterations at most the trip count M")};
       dims.insert(dims.end(), slice.shape.begin(), slice.shape.end());
       ctx.set_output(k, slice.dtype, Shape(dims));
     }
@@ -198,6 +232,24 @@ class LoopOp final : public SubgraphOp {
     const std::optional<Cost> once = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, inputs));
     if (!once) return std::nullopt;
     return repeated(*once, double(std::max<int64_t>(ctx.input(0).value->to_int64().at(0), 0)));
+  }
+
+  std::string cost_note(const CostContext& ctx, bool figures) const override {
+    if (!ctx.has_input(0) || !ctx.input(0).value)
+      return "its trip count M is known only while running: no estimate (strata analyze --dim "
+             "gives it a size)";
+    const int64_t trips = std::max<int64_t>(ctx.input(0).value->to_int64().at(0), 0);
+    const std::optional<Cost> c = cost(ctx);
+    if (!c) return "";
+    if (!figures || trips == 0)
+      return fmt::format(
+          "M = {} iterations × one iteration: an upper bound (the body's condition "
+          "may end the loop sooner)",
+          trips);
+    return fmt::format(
+        "M = {} iterations × {:.4g} FLOPs per iteration: an upper bound (the body's condition may "
+        "end the loop sooner)",
+        trips, c->flops / double(trips));
   }
 
  private:
@@ -287,6 +339,23 @@ class ScanOp final : public SubgraphOp {
     outputs(in, captured, &length, &once);
     if (!once || !length.is_static()) return std::nullopt;
     return repeated(*once, double(length.value()) * batch);
+  }
+
+  std::string cost_note(const CostContext& ctx, bool figures) const override {
+    const std::optional<Cost> c = cost(ctx);
+    if (!c) return "";
+    std::vector<Meta> in;
+    for (size_t i = batched_ ? 1 : 0; i < formal_inputs_; ++i) in.push_back(ctx.input(i));
+    std::vector<Meta> captured;
+    for (size_t i : captures_[0]) captured.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
+    Dim length;
+    outputs(in, captured, &length, nullptr);
+    const double runs = double(length.value()) * (batched_ ? double(in[0].shape[0].value()) : 1);
+    if (!figures || runs == 0)
+      return fmt::format("the scan length {} × one iteration{}", length.value(),
+                         batched_ ? " (× the batch)" : "");
+    return fmt::format("the scan length {} × {:.4g} FLOPs per iteration{}", length.value(),
+                       c->flops / runs, batched_ ? " (× the batch)" : "");
   }
 
   int64_t scan_output_axis(size_t k, int64_t rank) const {
@@ -385,9 +454,16 @@ class SequenceMapOp final : public SubgraphOp {
       ctx.set_list_output(j, ValueKind::kSequence, dtype);
     }
   }
+
+  std::string cost_note(const CostContext&, bool) const override { return ""; }
 };
 
 }  // namespace
+
+std::string control_flow_cost_note(const Op& op, const CostContext& ctx, bool figures) {
+  const auto* subgraphs = dynamic_cast<const SubgraphOp*>(&op);
+  return subgraphs ? subgraphs->cost_note(ctx, figures) : "";
+}
 
 ScanLayout scan_layout(const Op& op, const std::vector<int64_t>& input_ranks) {
   const auto* scan = dynamic_cast<const ScanOp*>(&op);

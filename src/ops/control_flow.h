@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/op.h"
@@ -20,5 +21,10 @@ struct ScanLayout {
 // The layout of a Scan op for scan inputs of these ranks (before opset 9: of one batch item, the
 // batch axis removed); fails naming an input axis out of range.
 ScanLayout scan_layout(const Op& op, const std::vector<int64_t>& input_ranks);
+
+// How the cost rule of an If, Loop or Scan estimates the node (If: the larger branch; Loop: trip
+// count × one iteration; Scan: length × one iteration), for analysis notes; "" for other ops.
+// With `figures`, the figures the choice rests on (they hold for the shapes in `ctx`).
+std::string control_flow_cost_note(const Op& op, const CostContext& ctx, bool figures);
 
 }  // namespace strata::ops

@@ -10,6 +10,7 @@
 
 #include "ops/layout_util.h"
 #include "ops/op.h"
+#include "ops/upper_bound.h"
 
 namespace strata::ops {
 
@@ -62,8 +63,10 @@ class NonZeroOp final : public Op {
     require_fixed_size(ctx.dtype(0));
     const Meta& x = ctx.input(0);
     const int64_t rank = std::max<int64_t>(x.shape.rank(), 1);  // a scalar counts as [1]
-    Dim count = Dim::unknown();
-    if (x.value) {
+    Dim count;
+    if (!x.value) {
+      count = data_dependent(x.shape.numel(), "output count at most the input's elements");
+    } else {
       const std::vector<bool> truth = truths_of(*x.value);
       count = int64_t(std::count(truth.begin(), truth.end(), true));
     }
@@ -114,8 +117,11 @@ class CompressOp final : public Op {
     if (length.is_static() && cond.shape[0].is_static() && cond.shape[0].value() > length.value())
       fail("input 'condition' has {} entries, more than the {} {} it selects from",
            cond.shape[0].value(), length.value(), has_axis_ ? "slices" : "elements");
-    Dim count = Dim::unknown();
-    if (cond.value) count = int64_t(picks(*cond.value).size());
+    const Dim most = cond.shape[0].is_static() && length.is_static()
+                         ? Dim(std::min(cond.shape[0].value(), length.value()))
+                         : Dim::unknown();
+    Dim count = cond.value ? Dim(int64_t(picks(*cond.value).size()))
+                           : data_dependent(most, "output count at most the condition's entries");
     if (!has_axis_) return ctx.set_output(0, ctx.dtype(0), Shape{count});
     Shape out = x;
     out[normalize_axis(axis_, x.rank())] = count;
@@ -232,13 +238,13 @@ class UniqueOp final : public Op {
     require_fixed_size(ctx.dtype(0));
     const Meta& x = ctx.input(0);
     if (has_axis_) normalize_axis(axis_, x.shape.rank());
-    Dim count = Dim::unknown();
-    if (x.value) count = int64_t(unique(*x.value).first.size());
-    Shape y{count};
     Dim length = x.shape.numel();
+    if (has_axis_) length = x.shape[normalize_axis(axis_, x.shape.rank())];
+    const Dim count = x.value ? Dim(int64_t(unique(*x.value).first.size()))
+                              : data_dependent(length, "output count at most the input's items");
+    Shape y{count};
     if (has_axis_) {
       const int64_t axis = normalize_axis(axis_, x.shape.rank());
-      length = x.shape[axis];
       y = x.shape;
       y[axis] = count;
     }

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ops/op.h"
+#include "ops/upper_bound.h"
 
 namespace strata::ops {
 
@@ -65,10 +66,12 @@ class NonMaxSuppressionOp final : public Op {
     for (size_t i = 2; i < 5; ++i)
       if (ctx.has_input(i) && ctx.shape(i).numel() != Dim(1))
         fail("input {} must hold one value, not shape {}", i, ctx.shape(i).str());
-    Dim count = Dim::unknown();  // at most max_output_boxes_per_class × classes × batch
     bool known = ctx.input(0).value && ctx.input(1).value;
     for (size_t i = 2; i < 5; ++i) known &= !ctx.has_input(i) || ctx.input(i).value != nullptr;
-    if (known) {
+    Dim count;
+    if (!known) {
+      count = data_dependent(upper_bound(ctx), upper_bound_how(ctx));
+    } else {
       std::vector<const Tensor*> in;
       for (size_t i = 0; i < 5; ++i)
         in.push_back(ctx.has_input(i) ? ctx.input(i).value.get() : nullptr);
@@ -95,6 +98,24 @@ class NonMaxSuppressionOp final : public Op {
   }
 
  private:
+  // At most max_output_boxes_per_class per batch and class (every box when it is not a constant;
+  // absent, it is 0: no output).
+  static Dim upper_bound(const InferContext& ctx) {
+    const Shape& scores = ctx.shape(1);  // [batch, classes, boxes]
+    Dim per_class = scores[2];
+    if (!ctx.has_input(2)) return Dim(0);
+    if (ctx.input(2).value)
+      per_class = Dim(std::min(std::max<int64_t>(ctx.input(2).value->to_int64().at(0), 0),
+                               scores[2].is_static() ? scores[2].value() : INT64_MAX));
+    return per_class * scores[1] * scores[0];
+  }
+  static const char* upper_bound_how(const InferContext& ctx) {
+    return ctx.has_input(2) && ctx.input(2).value
+               ? "output count at most max_output_boxes_per_class × classes × batch"
+               : "output count at most boxes × classes × batch (max_output_boxes_per_class not a "
+                 "constant)";
+  }
+
   static void check_shapes(const Shape& boxes, const Shape& scores) {
     if (boxes.rank() != 3 || boxes[2] != Dim(4))
       fail("input 'boxes' must have shape [batch, boxes, 4], not {}", boxes.str());

@@ -11,16 +11,29 @@ namespace strata::profiler {
 
 inline constexpr int kProfileSchemaVersion = 1;
 
-// One row of the profile: an executed graph node, or a user scope (ScopedTimer).
+// The input and output types one call of a node had (a node inside a loop may change shapes
+// between calls).
+struct ShapeSet {
+  std::vector<std::string> inputs, outputs;
+  bool operator==(const ShapeSet&) const = default;
+};
+
+// One row of the profile: an executed graph node, or a user scope (ScopedTimer). A node inside a
+// subgraph (If/Loop/Scan body) is a row of its own named PARENT/LABEL/NODE ("/head/If_3/then/Add",
+// LABEL "then", "else" or "body"), after its parent's row; its times are per inference, summed
+// over its calls in that inference.
 struct NodeProfile {
   std::string name;           // ONNX node name (or scope path for user scopes)
   std::string op_type;        // "Conv"; "scope" for user scopes
   std::string kernel;         // implementation that ran ("reference", "onednn:brgconv", ...)
   std::string kernel_reason;  // why the session chose it (fast-run: every candidate's time)
   std::string layout;         // "nchw", "nChw16c", ... ("" when not applicable)
-  std::vector<std::string> input_shapes;  // "float32[1,3,224,224]"
+  // "float32[1,3,224,224]"; for a node whose shapes changed between calls, their range per dim
+  // ("float32[1..37,4]").
+  std::vector<std::string> input_shapes;
   std::vector<std::string> output_shapes;
-  // Static cost from the op's cost rule (one execution); has_cost false when the op has none.
+  // Static cost from the op's cost rule (one execution; per inference, all calls summed, for a
+  // node inside a subgraph); has_cost false when the op has none.
   bool has_cost = false;
   double macs = 0, flops = 0, bytes_read = 0, bytes_written = 0;
   // Predicted by the analyzer (same rules, no data): joined for "predicted vs measured".
@@ -39,6 +52,21 @@ struct NodeProfile {
   int64_t heap_allocations = 0, heap_bytes = 0;  // operator new while the node ran
   int64_t arena_bytes = 0;                       // planned arena bytes of its outputs
   int64_t arena_live_bytes = 0;  // arena bytes live while it runs (all buffers, not just its own)
+
+  // Control flow. A node with subgraphs: its samples_ms are its own time, without the time of its
+  // bodies' nodes (their rows report it); body_ms holds that time per timed iteration (empty when
+  // it has no bodies), so its whole run took samples_ms[i] + body_ms[i].
+  std::vector<double> body_ms;
+  // A node inside a subgraph: `parent` names the row of the node running its subgraph ("" at the
+  // top level); calls_per_iteration[i] how often it ran in timed iteration i (empty: once each).
+  // Then, per call in order over the timed iterations: its own time (call_ms), its start from
+  // its iteration's start (call_offsets_ms), the time of its own bodies (call_body_ms, empty
+  // without bodies) and which of shape_sets it had (call_shapes).
+  std::string parent;
+  std::vector<int> calls_per_iteration;
+  std::vector<double> call_ms, call_offsets_ms, call_body_ms;
+  std::vector<int> call_shapes;
+  std::vector<ShapeSet> shape_sets;
   bool operator==(const NodeProfile&) const = default;
 };
 

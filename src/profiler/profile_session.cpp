@@ -108,7 +108,7 @@ Profile profile_session(runtime::Session& session,
   profile.first_iteration_ms = double(cold.run_end_ns(0) - cold.run_start_ns(0)) * 1e-6;
   for (size_t s = 0; s < steps; ++s) {
     const NodeEvent e = cold.event(0, s);
-    profile.nodes[s].first_run_ms = double(e.end_ns - e.start_ns) * 1e-6;
+    profile.nodes[s].first_run_ms = double(e.end_ns - e.start_ns - e.body_ns) * 1e-6;
   }
   profile.unprofiled_ms = std::move(unprofiled);
   profile.overhead_pct = overhead_pct(profile.iterations_ms, profile.unprofiled_ms);
@@ -121,6 +121,7 @@ Profile profile_session(runtime::Session& session,
     for (size_t s = 0; s < steps; ++s) profile.nodes[s].isolated_median_ms = medians[s];
   }
   profile.peak_rss_bytes = peak_rss_bytes();
+  add_body_rows(profile, collector, cold);
   return profile;
 }
 

@@ -23,14 +23,13 @@ ops::Meta meta_of(const Tensor& t, const ops::Meta& known) {
 
 }  // namespace
 
-std::vector<NodeProfile> describe_steps(const runtime::Session& session) {
+NodeProfile describe_step(const runtime::Session& session, size_t s) {
   const ir::Graph& graph = session.graph();
   const std::vector<ops::Meta>& metas = session.metas();
-  std::vector<NodeProfile> rows(session.steps().size());
-  for (size_t s = 0; s < rows.size(); ++s) {
+  NodeProfile row;
+  {
     const runtime::StepInfo& step = session.steps()[s];
     const ir::Node& node = graph.nodes[step.node_index];
-    NodeProfile& row = rows[s];
     row.name = node.name;
     row.op_type = node.op_type;
     row.kernel = step.kernel;
@@ -68,6 +67,13 @@ std::vector<NodeProfile> describe_steps(const runtime::Session& session) {
       row.bytes_written = cost->bytes_written;
     }
   }
+  return row;
+}
+
+std::vector<NodeProfile> describe_steps(const runtime::Session& session) {
+  std::vector<NodeProfile> rows;
+  rows.reserve(session.steps().size());
+  for (size_t s = 0; s < session.steps().size(); ++s) rows.push_back(describe_step(session, s));
   return rows;
 }
 

@@ -14,5 +14,7 @@ namespace strata::profiler {
 // One row per step (Session::steps() order) with every descriptive field of NodeProfile filled
 // and no measurement. The session must have run at least once.
 std::vector<NodeProfile> describe_steps(const runtime::Session& session);
+// The row of step s alone.
+NodeProfile describe_step(const runtime::Session& session, size_t s);
 
 }  // namespace strata::profiler

@@ -127,6 +127,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
     node["has_cost_rule"] = n.has_cost_rule;
     node["backward_rule_known"] = n.backward_rule_known;
     node["note"] = n.note;
+    node["upper_bound"] = n.upper_bound;
     node["outputs"] = std::move(outputs);
     node["params"] = n.params;
     node["param_bytes"] = n.param_bytes;
@@ -145,6 +146,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
   out["no_cost_rule"] = names(graph, a.no_cost_rule);
   out["unsupported"] = names(graph, a.unsupported);
   out["data_dependent"] = names(graph, a.data_dependent);
+  out["upper_bounds"] = names(graph, a.upper_bounds);
   out["warnings"] = a.warnings;
   return out;
 }

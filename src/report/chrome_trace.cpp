@@ -49,6 +49,32 @@ json node_args(const profiler::NodeProfile& node) {
   return args;
 }
 
+// A node inside a subgraph: one event per call, within its iteration, spanning its own bodies,
+// with the types of that call.
+void add_body_events(const profiler::Profile& profile, const profiler::NodeProfile& node,
+                     const json& args, size_t iterations, json& events) {
+  size_t call = 0;
+  for (size_t i = 0; i < iterations && i < node.calls_per_iteration.size(); ++i) {
+    for (int k = 0; k < node.calls_per_iteration[i]; ++k, ++call) {
+      if (call >= node.call_ms.size() || call >= node.call_offsets_ms.size()) return;
+      const double body_ms = call < node.call_body_ms.size() ? node.call_body_ms[call] : 0;
+      json e = complete_event(node.name, node.op_type,
+                              profile.iteration_starts_ms[i] + node.call_offsets_ms[call],
+                              node.call_ms[call] + body_ms, node.thread);
+      e["args"] = args;
+      e["args"]["iteration"] = i + 1;
+      e["args"]["call"] = k + 1;
+      if (call < node.call_shapes.size() &&
+          size_t(node.call_shapes[call]) < node.shape_sets.size()) {
+        const profiler::ShapeSet& s = node.shape_sets[size_t(node.call_shapes[call])];
+        e["args"]["inputs"] = s.inputs;
+        e["args"]["outputs"] = s.outputs;
+      }
+      events.push_back(std::move(e));
+    }
+  }
+}
+
 }  // namespace
 
 json chrome_trace(const profiler::Profile& profile) {
@@ -78,6 +104,10 @@ json chrome_trace(const profiler::Profile& profile) {
       events.push_back(
           metadata_event("thread_name", node.thread, "thread " + std::to_string(node.thread)));
     const json args = is_user_scope(node) ? json::object() : node_args(node);
+    if (!node.parent.empty()) {
+      add_body_events(profile, node, args, iterations, events);
+      continue;
+    }
     const size_t samples = std::min(node.samples_ms.size(), node.start_offsets_ms.size());
     for (size_t i = 0; i < samples; ++i) {
       // Nodes are placed within their iteration; scopes are already on the profile's clock.
@@ -86,7 +116,10 @@ json chrome_trace(const profiler::Profile& profile) {
         if (i >= iterations) break;
         start_ms += profile.iteration_starts_ms[i];
       }
-      json e = complete_event(node.name, node.op_type, start_ms, node.samples_ms[i], node.thread);
+      // A node with subgraphs spans its bodies' events (which nest under it).
+      const double body_ms = i < node.body_ms.size() ? node.body_ms[i] : 0;
+      json e = complete_event(node.name, node.op_type, start_ms, node.samples_ms[i] + body_ms,
+                              node.thread);
       e["args"] = args;
       if (!is_user_scope(node)) e["args"]["iteration"] = i + 1;
       events.push_back(std::move(e));

@@ -143,10 +143,25 @@ json timeline(const Profile& p, const RunFigures& run) {
   for (const NodeProfile& n : p.nodes) {
     if (is_user_scope(n) || typical >= n.samples_ms.size() || typical >= n.start_offsets_ms.size())
       continue;
+    if (!n.parent.empty()) {  // inside a subgraph: each call of the typical iteration
+      size_t call = 0;
+      for (size_t i = 0; i < typical && i < n.calls_per_iteration.size(); ++i)
+        call += size_t(n.calls_per_iteration[i]);
+      const int calls = typical < n.calls_per_iteration.size() ? n.calls_per_iteration[typical] : 0;
+      for (int k = 0; k < calls && call < n.call_ms.size() && call < n.call_offsets_ms.size();
+           ++k, ++call)
+        events.push_back({{"name", n.name},
+                          {"type", n.op_type},
+                          {"start", n.call_offsets_ms[call]},
+                          {"duration", n.call_ms[call]},
+                          {"thread", n.thread}});
+      continue;
+    }
     events.push_back({{"name", n.name},
                       {"type", n.op_type},
                       {"start", n.start_offsets_ms[typical]},
-                      {"duration", n.samples_ms[typical]},
+                      {"duration", n.samples_ms[typical] +
+                                       (typical < n.body_ms.size() ? n.body_ms[typical] : 0)},
                       {"thread", n.thread}});
   }
   return {{"iteration", typical + 1},
@@ -178,7 +193,8 @@ json memory(const Profile& p) {
   int64_t peak = 0;
   size_t peak_step = 0;
   for (const NodeProfile& n : p.nodes) {
-    if (is_user_scope(n)) continue;
+    // A body's nodes live in their body session's arena, not in the model's.
+    if (is_user_scope(n) || !n.parent.empty()) continue;
     if (n.arena_live_bytes > peak) {
       peak = n.arena_live_bytes;
       peak_step = live.size();

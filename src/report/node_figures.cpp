@@ -1,5 +1,7 @@
 #include "report/node_figures.h"
 
+#include <fmt/format.h>
+
 namespace strata::report {
 
 const char* bound_name(Bound b) {
@@ -20,6 +22,12 @@ NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::Mach
   NodeFigures f;
   f.time = profiler::summarize(node.samples_ms);
   for (double ms : node.samples_ms) f.total_ms += ms;
+  f.calls = int64_t(f.time.count);
+  if (!node.calls_per_iteration.empty()) {
+    f.calls = 0;
+    for (int c : node.calls_per_iteration) f.calls += c;
+  }
+  f.calls_per_inference = f.time.count ? double(f.calls) / double(f.time.count) : 0;
   if (!node.has_cost) return f;
   f.bytes = node.bytes_read + node.bytes_written;
   const double seconds = f.time.median * 1e-3;
@@ -35,6 +43,11 @@ NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::Mach
   f.bound = compute ? Bound::kCompute : Bound::kMemory;
   f.pct_of_peak = compute ? 100 * f.gflops / peak : 100 * f.gbps / machine.peak_gbps;
   return f;
+}
+
+std::string calls_text(const NodeFigures& f) {
+  if (f.calls == int64_t(f.time.count)) return fmt::format("{}", f.calls);
+  return fmt::format("{} ({:.3g}/inf)", f.calls, f.calls_per_inference);
 }
 
 RunFigures run_figures(const profiler::Profile& profile) {

@@ -14,9 +14,13 @@ enum class Bound { kUnknown, kCompute, kMemory };
 const char* bound_name(Bound b);  // "compute", "memory", "-"
 
 struct NodeFigures {
-  profiler::Summary time;  // of the node's samples (ms)
+  profiler::Summary time;  // of the node's samples (ms; per inference)
   double total_ms = 0;     // sum of its samples
-  double bytes = 0;        // bytes read + written by one execution
+  // Calls over the timed iterations, and per inference: one per iteration, except for a node
+  // inside a subgraph (a Loop body's node runs once per loop iteration; a branch's may not run).
+  int64_t calls = 0;
+  double calls_per_inference = 0;
+  double bytes = 0;  // bytes read + written by one execution
   // Achieved at the median time; -1 when the node has no cost rule or no measurable time.
   double gflops = -1, gbps = -1;
   // Roofline with the machine's measured peaks: the node is compute-bound when its arithmetic
@@ -27,6 +31,10 @@ struct NodeFigures {
 };
 
 NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::MachineInfo& machine);
+
+// The calls column of the tables: "20", or "60 (3/inf)" for a node called other than once per
+// inference.
+std::string calls_text(const NodeFigures& f);
 
 // Whether an op multiplies int8 operands (its GFLOP/s are int8 operations, its %peak against
 // the machine's int8 peak).

@@ -154,7 +154,7 @@ Table node_table(const Profile& profile, const ViewOptions& options, std::string
     std::vector<std::string> row = {fmt::format("{}", rank + 1),
                                     n.name,
                                     n.op_type,
-                                    fmt::format("{}", f.time.count),
+                                    calls_text(f),
                                     milliseconds(f.total_ms),
                                     milliseconds(f.time.median),
                                     milliseconds(f.time.mean),
@@ -200,7 +200,7 @@ std::vector<TypeFigures> type_figures(const Profile& profile, const std::vector<
     if (added) rows.push_back({n.op_type});
     TypeFigures& r = rows[it->second];
     ++r.nodes;
-    r.calls += f.time.count;
+    r.calls += size_t(f.calls);
     r.total_ms += f.total_ms;
     r.max_ms = std::max(r.max_ms, f.time.max);
     r.median_sum_ms += f.time.median;

@@ -22,9 +22,26 @@ json or_null(double value, bool known) {
   return known ? json(value) : json(nullptr);
 }
 
+// Control-flow fields: written only for the rows that have them (profiles without control flow
+// read as before).
+void add_control_flow(json& j, const NodeProfile& n) {
+  if (!n.body_ms.empty()) j["body_ms"] = n.body_ms;
+  if (n.parent.empty()) return;
+  j["parent"] = n.parent;
+  j["calls_per_iteration"] = n.calls_per_iteration;
+  j["call_ms"] = n.call_ms;
+  j["call_offsets_ms"] = n.call_offsets_ms;
+  if (!n.call_body_ms.empty()) j["call_body_ms"] = n.call_body_ms;
+  j["call_shapes"] = n.call_shapes;
+  json sets = json::array();
+  for (const profiler::ShapeSet& s : n.shape_sets)
+    sets.push_back({{"inputs", s.inputs}, {"outputs", s.outputs}});
+  j["shape_sets"] = std::move(sets);
+}
+
 json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
   const NodeFigures f = node_figures(n, machine);
-  return {
+  json j = {
       {"name", n.name},
       {"op_type", n.op_type},
       {"kernel", n.kernel},
@@ -47,7 +64,7 @@ json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
       {"arena_bytes", n.arena_bytes},
       {"arena_live_bytes", n.arena_live_bytes},
       // Derived.
-      {"calls", f.time.count},
+      {"calls", f.calls},
       {"total_ms", f.total_ms},
       {"median_ms", f.time.median},
       {"mean_ms", f.time.mean},
@@ -59,6 +76,8 @@ json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
       {"pct_of_peak", or_null(f.pct_of_peak, f.pct_of_peak >= 0)},
       {"bound", f.bound == Bound::kUnknown ? json(nullptr) : json(bound_name(f.bound))},
   };
+  add_control_flow(j, n);
+  return j;
 }
 
 // Reads the fields of one JSON object, naming each field by its full path in errors.
@@ -195,6 +214,58 @@ class FieldReader {
   std::string prefix_;
 };
 
+std::vector<int> counts(const FieldReader& r, const std::string& key) {
+  std::vector<int> out;
+  for (double v : r.numbers(key)) {
+    if (v != std::floor(v) || v > std::numeric_limits<int>::max())
+      fail("field '{}' should hold whole numbers, not {}", r.name(key), v);
+    out.push_back(int(v));
+  }
+  return out;
+}
+
+// The control-flow fields (absent in profiles before them, and for rows without control flow),
+// checked against each other so that views can index them.
+void read_control_flow(const FieldReader& r, NodeProfile& n) {
+  n.body_ms = r.numbers("body_ms");
+  if (!n.body_ms.empty() && n.body_ms.size() != n.samples_ms.size())
+    fail("field '{}' has {} values but samples_ms has {}", r.name("body_ms"), n.body_ms.size(),
+         n.samples_ms.size());
+  n.parent = r.string("parent");
+  if (n.parent.empty()) return;
+  n.calls_per_iteration = counts(r, "calls_per_iteration");
+  n.call_ms = r.numbers("call_ms");
+  n.call_offsets_ms = r.numbers("call_offsets_ms");
+  n.call_body_ms = r.numbers("call_body_ms");
+  n.call_shapes = counts(r, "call_shapes");
+  const json& sets = r.array("shape_sets");
+  for (size_t i = 0; i < sets.size(); ++i) {
+    const std::string prefix = r.name(fmt::format("shape_sets[{}]", i));
+    if (!sets[i].is_object())
+      fail("field '{}' should be an object, not {}", prefix, FieldReader::kind_of(sets[i]));
+    const FieldReader s(sets[i], prefix + ".");
+    n.shape_sets.push_back({s.strings("inputs"), s.strings("outputs")});
+  }
+  int64_t calls = 0;
+  for (int c : n.calls_per_iteration) calls += c;
+  if (n.calls_per_iteration.size() != n.samples_ms.size())
+    fail("field '{}' has {} values but samples_ms has {}", r.name("calls_per_iteration"),
+         n.calls_per_iteration.size(), n.samples_ms.size());
+  const auto check_per_call = [&](const char* key, size_t size, bool optional) {
+    if (size != size_t(calls) && !(optional && size == 0))
+      fail("field '{}' has {} values but calls_per_iteration adds up to {}", r.name(key), size,
+           calls);
+  };
+  check_per_call("call_ms", n.call_ms.size(), false);
+  check_per_call("call_offsets_ms", n.call_offsets_ms.size(), false);
+  check_per_call("call_body_ms", n.call_body_ms.size(), true);
+  check_per_call("call_shapes", n.call_shapes.size(), false);
+  for (int k : n.call_shapes)
+    if (k >= int(n.shape_sets.size()))
+      fail("field '{}' refers to shape set {}, but shape_sets has {}", r.name("call_shapes"), k,
+           n.shape_sets.size());
+}
+
 NodeProfile node_from_json(const json& j, size_t index) {
   const std::string prefix = fmt::format("nodes[{}]", index);
   if (!j.is_object())
@@ -231,6 +302,7 @@ NodeProfile node_from_json(const json& j, size_t index) {
   n.heap_bytes = r.integer("heap_bytes");
   n.arena_bytes = r.integer("arena_bytes");
   n.arena_live_bytes = r.integer("arena_live_bytes");  // absent in profiles before it: 0
+  read_control_flow(r, n);
   return n;
 }
 

@@ -44,7 +44,7 @@ std::string render_scope_tree(const profiler::Profile& profile, const ViewOption
     const NodeFigures f = node_figures(n, profile.machine);
     std::vector<double> values(kColumns);
     values[kTime] = f.total_ms;
-    values[kCalls] = double(f.time.count);
+    values[kCalls] = double(f.calls);
     values[kAllocs] = double(n.heap_allocations);
     values[kFlops] = n.flops;
     values[kBytes] = f.bytes;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/run_memory.h"
 #include "ops/control_flow.h"
+#include "runtime/body_hooks.h"
 
 namespace strata::runtime {
 
@@ -99,12 +100,13 @@ struct Stack {
 SubgraphRunner::SubgraphRunner(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
                                const SessionOptions& options)
     : graph_(graph), node_(node), op_(op), options_(options) {
-  const char* names[] = {"then_branch", "else_branch", "body"};
-  for (const char* name : names) {
+  const char* names[][2] = {{"then_branch", "then"}, {"else_branch", "else"}, {"body", "body"}};
+  for (const auto& [name, label] : names) {
     auto it = node.attributes.find(name);
     if (it == node.attributes.end() || !it->second.graph) continue;
     Body b;
     b.graph = it->second.graph.get();
+    b.label = label;
     for (ir::ValueId id : b.graph->captures) {
       const std::string& capture = b.graph->values[size_t(id)].name;
       size_t i = node.inputs.size() - node.implicit_inputs;
@@ -172,7 +174,22 @@ std::vector<Tensor> SubgraphRunner::run_body(
     body.sessions[key] = std::move(prepared);
   }
   Session& s = *body.sessions[key];
+  // Observed by the enclosing run's hooks when they ask to (the profiler's body rows).
+  struct ObservedBody {
+    BodyHooks* hooks;
+    Session& session;
+    ObservedBody(RunHooks* h, size_t step, const ir::Node& node, const char* label, Session& s)
+        : hooks(dynamic_cast<BodyHooks*>(h)), session(s) {
+      if (hooks) session.set_hooks(hooks->begin_body(step, node, label, session));
+    }
+    ~ObservedBody() {
+      if (!hooks) return;
+      session.set_hooks(nullptr);
+      hooks->end_body();
+    }
+  };
   try {
+    const ObservedBody observed(hooks_, step_, node_, body.label, s);
     s.run(bound, deadline);
   } catch (const Error& e) {
     throw Error(e.code(), fmt::format("its subgraph '{}': {}", body.graph->graph_name, e.what()));
@@ -184,7 +201,9 @@ std::vector<Tensor> SubgraphRunner::run_body(
 
 std::vector<Tensor> SubgraphRunner::run(const std::vector<const Tensor*>& inputs,
                                         const std::vector<std::shared_ptr<const Tensor>>& constants,
-                                        const Deadline& deadline) {
+                                        const Deadline& deadline, RunHooks* hooks, size_t step) {
+  hooks_ = hooks;
+  step_ = step;
   if (node_.op_type == "If") return run_if(inputs, constants, deadline);
   if (node_.op_type == "Loop") return run_loop(inputs, constants, deadline);
   if (node_.op_type == "SequenceMap") return run_sequence_map(inputs, constants, deadline);

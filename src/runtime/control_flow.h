@@ -23,10 +23,11 @@ class SubgraphRunner {
 
   // Runs the node. `inputs` are its inputs, implicit ones included (nullptr when omitted), in
   // plain layout; `constants` holds the value of each input known ahead of time (else null).
-  // Returns its outputs. Stops (exit 2) once `deadline` has passed.
+  // Returns its outputs. Stops (exit 2) once `deadline` has passed. `hooks` (may be null) are the
+  // enclosing session's, told of each body run as step `step` when they implement BodyHooks.
   std::vector<Tensor> run(const std::vector<const Tensor*>& inputs,
                           const std::vector<std::shared_ptr<const Tensor>>& constants,
-                          const Deadline& deadline);
+                          const Deadline& deadline, RunHooks* hooks, size_t step);
 
   // Body sessions prepared so far (one per body and distinct input shapes).
   size_t sessions() const;
@@ -34,6 +35,7 @@ class SubgraphRunner {
  private:
   struct Body {
     const ir::Graph* graph = nullptr;
+    const char* label = "body";          // "then", "else" or "body": its part of profile row names
     std::vector<size_t> capture_inputs;  // node input index of each capture
     std::map<std::vector<int64_t>, std::unique_ptr<Session>> sessions;  // by bound dtypes+shapes
   };
@@ -67,6 +69,8 @@ class SubgraphRunner {
   const ops::Op& op_;
   SessionOptions options_;
   std::vector<Body> bodies_;
+  RunHooks* hooks_ = nullptr;  // of the current run
+  size_t step_ = 0;
 };
 
 }  // namespace strata::runtime

@@ -549,7 +549,7 @@ void Session::run_subgraph_step(size_t s) {
   std::vector<std::shared_ptr<const Tensor>> constants;
   for (ir::ValueId id : node.inputs)
     constants.push_back(id == ir::kNoValue ? nullptr : metas_[size_t(id)].value);
-  std::vector<Tensor> out = runners_[s]->run(step_inputs_[s], constants, deadline_);
+  std::vector<Tensor> out = runners_[s]->run(step_inputs_[s], constants, deadline_, hooks_, s);
   for (size_t j = 0; j < out.size(); ++j) {
     Tensor& slot = *step_outputs_[s][j];
     if (steps_[s].dynamic || !out[j].is_tensor()) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "onnx/loader.h"
+#include "testutil/control_flow_models.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
@@ -295,6 +296,95 @@ TEST(AnalyzerAnalyze, ParsesSymbolicShapes) {
             (Shape{Dim::symbol("batch"), Dim::symbol("max_len")}));
   test::expect_error([] { parse_symbolic_shape("1x-3", "--shape x"); }, {"--shape x", "1x-3"});
   test::expect_error([] { parse_symbolic_shape("", "--shape x"); }, {"--shape x"});
+}
+
+// ---- Control flow and data-dependent counts ----
+
+TEST(AnalyzerControlFlow, IfCountsTheLargerBranchAndSaysSo) {
+  // then: x + 1 (3 FLOPs); else: Concat(x, x) (data movement, 0 FLOPs).
+  const Analysed a = analyse(test::if_model(6));
+  const NodeAnalysis& n = a.node("choose");
+  EXPECT_EQ(n.flops.value, 3.0);
+  EXPECT_NE(n.note.find("then branch 3 FLOPs, else branch 0 FLOPs: the larger (then) counted"),
+            std::string::npos)
+      << n.note;
+}
+
+TEST(AnalyzerControlFlow, LoopWithARunTimeTripCountIsAFormulaInItsOwnSymbol) {
+  // M is a model input: the loop's count is known only while running. Each iteration adds x[2].
+  const Analysed a = analyse(test::loop_model());
+  EXPECT_NE(std::find(a.analysis.symbols.begin(), a.analysis.symbols.end(), "repeat.trips"),
+            a.analysis.symbols.end());
+  const NodeAnalysis& n = a.node("repeat");
+  EXPECT_EQ(formula(a, n.flops), "2·repeat.trips");
+  EXPECT_NE(n.note.find("known only while running"), std::string::npos) << n.note;
+  EXPECT_NE(n.note.find("--dim repeat.trips=COUNT"), std::string::npos) << n.note;
+  // The stacked scan output has at most M rows.
+  EXPECT_EQ(shape(a, n, 1), "[repeat.trips,2]");
+
+  const Analysed sized_loop = analyse(test::loop_model(), sized({{"repeat.trips", 5}}));
+  EXPECT_EQ(sized_loop.node("repeat").flops.value, 10.0);
+  EXPECT_EQ(sized_loop.analysis.totals.flops.value, 10.0);
+  EXPECT_NE(sized_loop.node("repeat").note.find("= 5 iterations (given)"), std::string::npos)
+      << sized_loop.node("repeat").note;
+}
+
+TEST(AnalyzerControlFlow, LoopWithAConstantTripCountNeedsNoSymbol) {
+  const Analysed a = analyse(test::loop_model(0, 3));
+  EXPECT_TRUE(a.analysis.symbols.empty());
+  const NodeAnalysis& n = a.node("repeat");
+  EXPECT_EQ(n.flops.value, 6.0);  // 3 iterations × an Add of [2]
+  EXPECT_EQ(shape(a, n, 1), "[3,2]");
+  EXPECT_NE(n.note.find("M = 3 iterations × 2 FLOPs per iteration: an upper bound"),
+            std::string::npos)
+      << n.note;
+}
+
+TEST(AnalyzerControlFlow, ScanIsItsLengthTimesOneIteration) {
+  const Analysed a = analyse(test::scan_model(0, 0));
+  const NodeAnalysis& n = a.node("scan");
+  EXPECT_EQ(n.flops.value, 6.0);  // 3 rows × an Add of [2]
+  EXPECT_NE(n.note.find("the scan length 3 × 2 FLOPs per iteration"), std::string::npos) << n.note;
+}
+
+// NonZero of x [2, N] then a Transpose: the count is at most 2·N, stated, and what follows is an
+// upper bound too; never an unknown counted as zero.
+TEST(AnalyzerControlFlow, NonZeroCountIsAStatedUpperBound) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2, test::DimSpec("N")});
+  m.add_node("NonZero", {"x"}, {"idx"}, "nz");
+  m.add_node("Transpose", {"idx"}, {"t"}, "tr");
+  m.add_output("t", DType::kI64, {test::DimSpec::unknown(), 2});
+  const Analysed a = analyse(m, sized({{"N", 3}}));
+  EXPECT_TRUE(a.analysis.data_dependent.empty());
+  ASSERT_EQ(a.analysis.upper_bounds.size(), 1u);
+  EXPECT_EQ(shape(a, a.node("nz")), "[2,2·N]");
+  EXPECT_TRUE(a.node("nz").upper_bound);
+  EXPECT_NE(a.node("nz").note.find("at most the input's elements = 6"), std::string::npos)
+      << a.node("nz").note;
+  EXPECT_TRUE(a.node("tr").upper_bound);
+  EXPECT_NE(a.node("tr").note.find("an upper bound (after NonZero node 'nz')"), std::string::npos)
+      << a.node("tr").note;
+  EXPECT_EQ(a.node("tr").output_bytes.value, 2 * 6 * 8.0);
+  bool warned = false;
+  for (const std::string& w : a.analysis.warnings)
+    warned |= w.find("upper bound") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(AnalyzerControlFlow, NmsCountIsMaxBoxesPerClassTimesClassesTimesBatch) {
+  ModelBuilder m;
+  m.add_input("boxes", DType::kF32, {1, 10, 4});
+  m.add_input("scores", DType::kF32, {1, 3, 10});
+  m.add_initializer("max_per_class", Tensor::from<int64_t>({1}, {5}));
+  m.add_node("NonMaxSuppression", {"boxes", "scores", "max_per_class"}, {"sel"}, "nms");
+  m.add_output("sel", DType::kI64, {test::DimSpec::unknown(), 3});
+  const Analysed a = analyse(m);
+  EXPECT_EQ(shape(a, a.node("nms")), "[15,3]");
+  EXPECT_NE(a.node("nms").note.find(
+                "output count at most max_output_boxes_per_class × classes × batch = 15"),
+            std::string::npos)
+      << a.node("nms").note;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testutil/cli_util.h"
+#include "testutil/control_flow_models.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -20,6 +21,31 @@ std::string matmul_model(const TempDir& dir) {
   m.add_node("Relu", {"y"}, {"z"}, "/block/act/Relu");
   m.add_output("z");
   return m.save(dir.path("matmul.onnx"));
+}
+
+// A Loop whose trip count M is a model input: its FLOPs are a formula in repeat.trips, which
+// --dim sizes; the JSON says which nodes are upper bounds.
+TEST(AnalyzeCli, LoopTripCountIsASymbolThatDimSizes) {
+  TempDir dir;
+  const std::string model = loop_model().save(dir.path("loop.onnx"));
+  CliResult r = run_strata(dir, {"analyze", model});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("2·repeat.trips"), std::string::npos) << describe(r);
+  const std::string json_path = dir.path("a.json");
+  r = run_strata(dir, {"analyze", model, "--dim", "repeat.trips=7", "--json", json_path});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const nlohmann::json j = nlohmann::json::parse(read_text(json_path));
+  bool found = false;
+  for (const nlohmann::json& n : j["nodes"])
+    if (n["name"] == "repeat") {
+      found = true;
+      EXPECT_NE(n["note"].get<std::string>().find("7 iterations (given)"), std::string::npos)
+          << n.dump();
+    }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(j.contains("upper_bounds")) << j.dump();
+  expect_bad_input(run_strata(dir, {"analyze", model, "--dim", "other.trips=3"}),
+                   {"other.trips", "repeat.trips"});
 }
 
 TEST(AnalyzeCli, ExampleModelPrintsTimesTotalsAndTables) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testutil/cli_util.h"
+#include "testutil/control_flow_models.h"
 #include "testutil/onnx_builder.h"
 
 namespace strata::test {
@@ -122,6 +123,39 @@ TEST(ProfileCli, MachinePeaksGiveARoofline) {
   unsetenv("STRATA_MACHINE_CACHE");
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_NE(line_starting(r.out, "machine").find("GFLOP/s"), std::string::npos) << describe(r);
+}
+
+// A Loop whose body holds an If: the body nodes show in every view, under their parent's name,
+// with their calls per inference and their shapes' range; the JSON reads back in `strata report`.
+TEST(ProfileCli, ControlFlowBodiesShowInEveryView) {
+  TempDir dir;
+  const std::string model = growing_loop_model(3, true).save(dir.path("loop.onnx"));
+  const std::string profile_path = dir.path("p.json");
+  const CliResult r =
+      run_strata(dir, {"profile", model, "--iter", "2", "--warmup", "0", "--no-roofline", "--by",
+                       "all", "--top", "0", "-o", profile_path});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("grow/body/body_concat"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("grow/body/gate/then/inner_relu"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("6 (3/inf)"), std::string::npos) << describe(r);  // 2 iterations × 3 trips
+  EXPECT_NE(r.out.find("float32[1..3,4]"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("then"), std::string::npos) << describe(r);  // a scope of the tree
+  const json p = read_json(profile_path);
+  bool found = false;
+  for (const json& n : p["nodes"])
+    if (n["name"] == "grow/body/body_concat") {
+      found = true;
+      EXPECT_EQ(n["parent"], "grow");
+      EXPECT_EQ(n["calls"], 6);
+      EXPECT_EQ(n["calls_per_iteration"], json::array({3, 3}));
+      EXPECT_EQ(n["shape_sets"].size(), 3u);
+    }
+  EXPECT_TRUE(found);
+  const CliResult report = run_strata(dir, {"report", profile_path, "--by", "node", "--top", "0"});
+  ASSERT_EQ(report.code, 0) << describe(report);
+  EXPECT_NE(report.out.find("grow/body/gate/then/inner_relu"), std::string::npos)
+      << describe(report);
+  EXPECT_NE(report.out.find("float32[1..3,4]"), std::string::npos) << describe(report);
 }
 
 TEST(ProfileCli, MissingModelIsBadInput) {

@@ -10,6 +10,7 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "testutil/cli_util.h"
+#include "testutil/control_flow_models.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
@@ -43,36 +44,6 @@ std::vector<Tensor> run(const ir::Graph& g, const std::vector<Tensor>& inputs,
   std::vector<Tensor> out;
   for (size_t i = 0; i < session.num_outputs(); ++i) out.push_back(session.output(i).clone());
   return out;
-}
-
-// A body graph: a ModelBuilder's graph with its own inputs, nodes and outputs.
-ModelBuilder body() {
-  return ModelBuilder();
-}
-
-// y = If(cond) then x + 1 (x read from the outer graph) else -x; `else_rows` rows in the else
-// branch's output (3: same shape as then; otherwise the branches disagree).
-ModelBuilder if_model(int64_t else_rows = 3) {
-  ModelBuilder then_b = body();
-  then_b.add_initializer("one", Tensor::from<float>({}, {1.0f}));
-  then_b.add_node("Add", {"x", "one"}, {"t"}, "then_add");
-  then_b.add_output("t", DType::kF32, {3});
-  ModelBuilder else_b = body();
-  if (else_rows == 3) {
-    else_b.add_node("Neg", {"x"}, {"e"}, "else_neg");
-  } else {
-    else_b.add_node("Concat", {"x", "x"}, {"e"}, "else_concat");
-    set_attr(*else_b.graph().mutable_node(0), "axis", int64_t(0));
-  }
-  else_b.add_output("e", DType::kF32, {else_rows});
-  ModelBuilder m;
-  m.add_input("cond", DType::kBool, {});
-  m.add_input("x", DType::kF32, {3});
-  auto& node = m.add_node("If", {"cond"}, {"y"}, "choose");
-  set_attr(node, "then_branch", then_b.graph());
-  set_attr(node, "else_branch", else_b.graph());
-  m.add_output("y", DType::kF32, {DimSpec::unknown()});
-  return m;
 }
 
 TEST(ControlFlow, IfLoadsBodiesWithCapturesAsImplicitInputs) {
@@ -111,36 +82,6 @@ TEST(ControlFlow, IfBranchesThatDisagreeGiveASymbolicDim) {
   const Tensor x = Tensor::from<float>({3}, {1, 2, 3});
   EXPECT_EQ(run(g, {Tensor::from<bool>({}, {false}), x})[0].shape(), (std::vector<int64_t>{6}));
   EXPECT_EQ(run(g, {Tensor::from<bool>({}, {true}), x})[0].shape(), (std::vector<int64_t>{3}));
-}
-
-// Loop M times: acc += x (x from the outer graph); scan output: acc after each iteration. With
-// `stop_at` > 0 the body's condition turns false once the iteration number reaches it.
-ModelBuilder loop_model(int64_t stop_at = 0) {
-  ModelBuilder b = body();
-  b.add_input("i", DType::kI64, {});
-  b.add_input("cond_in", DType::kBool, {});
-  b.add_input("acc_in", DType::kF32, {2});
-  b.add_node("Add", {"acc_in", "x"}, {"acc_out"}, "body_add");
-  b.add_node("Identity", {"acc_out"}, {"scan"}, "body_scan");
-  if (stop_at > 0) {
-    b.add_initializer("limit", Tensor::from<int64_t>({}, {stop_at - 1}));
-    b.add_node("Less", {"i", "limit"}, {"cond_out"}, "body_less");
-  } else {
-    b.add_node("Identity", {"cond_in"}, {"cond_out"}, "body_cond");
-  }
-  b.add_output("cond_out", DType::kBool, {});
-  b.add_output("acc_out", DType::kF32, {2});
-  b.add_output("scan", DType::kF32, {2});
-  ModelBuilder m;
-  m.add_input("M", DType::kI64, {});
-  m.add_input("x", DType::kF32, {2});
-  m.add_initializer("cond", Tensor::from<bool>({}, {true}));
-  m.add_initializer("acc0", Tensor::from<float>({2}, {10, 20}));
-  auto& node = m.add_node("Loop", {"M", "cond", "acc0"}, {"acc", "stack"}, "repeat");
-  set_attr(node, "body", b.graph());
-  m.add_output("acc", DType::kF32, {2});
-  m.add_output("stack", DType::kF32, {DimSpec::unknown(), 2});
-  return m;
 }
 
 TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
@@ -191,31 +132,6 @@ TEST(ControlFlow, CliTimeoutStopsALongLoopWithExitCode2) {
     expect_bad_input(run_strata(dir, {command, path, "--timeout", "0.2"}),
                      {"Loop node 'repeat'", "--timeout of 0.2 s"});
   expect_bad_input(run_strata(dir, {"run", path, "--timeout", "-1"}), {"--timeout"});
-}
-
-// Scan: running sum of the rows of x along `axis`, in reverse when asked; state s, scan output
-// the running sum per step.
-ModelBuilder scan_model(int64_t axis, int64_t reverse, int64_t output_axis = 0) {
-  ModelBuilder b = body();
-  b.add_input("s_in", DType::kF32, {2});
-  b.add_input("row", DType::kF32, {2});
-  b.add_node("Add", {"s_in", "row"}, {"s_out"}, "body_add");
-  b.add_node("Identity", {"s_out"}, {"y"}, "body_id");
-  b.add_output("s_out", DType::kF32, {2});
-  b.add_output("y", DType::kF32, {2});
-  ModelBuilder m;
-  m.add_input("x", DType::kF32,
-              axis == 0 ? std::vector<DimSpec>{3, 2} : std::vector<DimSpec>{2, 3});
-  m.add_initializer("s0", Tensor::from<float>({2}, {0, 0}));
-  auto& node = m.add_node("Scan", {"s0", "x"}, {"s", "ys"}, "scan");
-  set_attr(node, "body", b.graph());
-  set_attr(node, "num_scan_inputs", int64_t(1));
-  set_attr(node, "scan_input_axes", std::vector<int64_t>{axis});
-  set_attr(node, "scan_input_directions", std::vector<int64_t>{reverse});
-  set_attr(node, "scan_output_axes", std::vector<int64_t>{output_axis});
-  m.add_output("s", DType::kF32, {2});
-  m.add_output("ys", DType::kF32, {DimSpec::unknown(), DimSpec::unknown()});
-  return m;
 }
 
 TEST(ControlFlow, ScanSlicesAlongItsAxesAndDirections) {
