@@ -101,10 +101,11 @@ struct Analysis {
   std::vector<NodeAnalysis> nodes;            // per graph node, same index as ir::Graph::nodes
   Totals totals;
   // Node indices: listed, never counted silently as zero.
-  std::vector<size_t> no_cost_rule;    // run at inference, but the op has no cost rule
-  std::vector<size_t> unsupported;     // no rules at all
-  std::vector<size_t> data_dependent;  // output shape known only at run time
-  std::vector<size_t> unknown;         // downstream of those: shapes unknown
+  std::vector<size_t> no_cost_rule;      // run at inference, but the op has no cost rule
+  std::vector<size_t> cost_at_run_time;  // the cost rule needs a value known only while running
+  std::vector<size_t> unsupported;       // no rules at all
+  std::vector<size_t> data_dependent;    // output shape known only at run time
+  std::vector<size_t> unknown;           // downstream of those: shapes unknown
   std::vector<std::string> warnings;
   int evaluations = 0;  // graph evaluations made
   // What NodeAnalysis::outputs and OutputInfo::dims view, node after node.
