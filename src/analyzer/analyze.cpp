@@ -339,7 +339,10 @@ class Run {
         case NodeState::kKnown:
           if (e.folded) break;
           r.note = control_flow_note(n, e.has_cost);
-          if (!e.has_cost) {
+          if (!e.has_cost && e.cost_at_run_time) {
+            a.cost_at_run_time.push_back(n);
+            if (r.note.empty()) r.note = "cost known at run time (it depends on an input's value)";
+          } else if (!e.has_cost) {
             a.no_cost_rule.push_back(n);
             if (r.note.empty()) r.note = "no cost rule";
           }
@@ -489,6 +492,11 @@ class Run {
     if (!a.no_cost_rule.empty())
       a.warnings.push_back(
           fmt::format("no cost rule, left out of the totals: {}", list(a.no_cost_rule)));
+    if (!a.cost_at_run_time.empty())
+      a.warnings.push_back(fmt::format(
+          "cost known only at run time (a trip count, a condition: `strata profile` counts it), "
+          "left out of the totals: {}",
+          list(a.cost_at_run_time)));
     if (any_not_polynomial_)
       a.warnings.push_back(
           "some figures are not polynomials in the symbolic dims; give the dims sizes to see them");

@@ -104,9 +104,10 @@ struct Analysis {
   std::vector<NodeAnalysis> nodes;            // per graph node, same index as ir::Graph::nodes
   Totals totals;
   // Node indices: listed, never counted silently as zero.
-  std::vector<size_t> no_cost_rule;    // run at inference, but the op has no cost rule
-  std::vector<size_t> unsupported;     // no rules at all
-  std::vector<size_t> data_dependent;  // output shape known only at run time
+  std::vector<size_t> no_cost_rule;      // run at inference, but the op has no cost rule
+  std::vector<size_t> cost_at_run_time;  // the cost rule needs a value known only while running
+  std::vector<size_t> unsupported;       // no rules at all
+  std::vector<size_t> data_dependent;    // output shape known only at run time
   // Output sizes that depend on values, taken at their upper bound (NonZero: every element
   // non-zero; NonMaxSuppression: max_output_boxes_per_class × classes × batch): what follows
   // them are upper bounds, stated per node.

@@ -216,6 +216,9 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
       ir::with_node_context(g, node, [&] { return op->cost(ctx); });
   result.has_cost = cost.has_value();
   if (cost) result.cost = *cost;
+  result.cost_at_run_time = false;
+  for (size_t i = 0; !cost && i < in.size(); ++i)
+    result.cost_at_run_time |= op->cost_reads_value(i) && (!in[i] || !in[i]->value);
   return true;
 }
 

@@ -106,6 +106,7 @@ std::string_view dtype_name(DType t) {
     case 21: return "uint4";
     case 22: return "int4";
     case 23: return "float4e2m1";
+    case 24: return "float8e8m0";
     case 25: return "uint2";
     case 26: return "int2";
     default: break;
@@ -152,6 +153,7 @@ bool dtype_from_onnx(int onnx_type, DType* out) {
     case 21:
     case 22:
     case 23:
+    case 24:
     case 25:
     case 26: *out = DType(onnx_type); return true;
     default: return false;

@@ -27,7 +27,23 @@ Float8Format float8_format(DType t) {
 
 }  // namespace
 
+uint8_t e8m0_from_double(double value, E8M0Rounding rounding, bool saturate) {
+  if (std::isnan(value)) return 0xff;
+  const double a = std::fabs(value);
+  if (std::isinf(a)) return saturate ? 0xfe : 0xff;
+  if (a == 0) return 0x00;
+  // a = m * 2^e with m in [1, 2): the biased exponent, then the rounding of m.
+  int e = std::ilogb(a);
+  const double m = std::ldexp(a, -e);
+  if (rounding == E8M0Rounding::kUp && m > 1) ++e;
+  if (rounding == E8M0Rounding::kNearest && (m > 1.5 || (m == 1.5 && (e + 127) % 2 != 0))) ++e;
+  if (e < -127) return 0x00;  // below 2^-127: the smallest value
+  if (e > 127) return saturate ? 0xfe : 0xff;
+  return uint8_t(e + 127);
+}
+
 uint8_t float8_from_double(double value, DType format, bool saturate) {
+  if (format == kF8E8M0) return e8m0_from_double(value, E8M0Rounding::kUp, saturate);
   const Float8Format f = float8_format(format);
   const uint8_t sign_bit = uint8_t(1u << (f.total_bits - 1));
   // float4e2m1 has no NaN: ONNX's reference (ml_dtypes) gives the -0 pattern.
@@ -57,6 +73,8 @@ uint8_t float8_from_double(double value, DType format, bool saturate) {
 }
 
 float float8_to_float(uint8_t bits, DType format) {
+  if (format == kF8E8M0)
+    return bits == 0xff ? std::nanf("") : float(std::ldexp(1.0, int(bits) - 127));
   const Float8Format f = float8_format(format);
   const int exponent_mask = (1 << (f.total_bits - 1 - f.mantissa_bits)) - 1;
   const int exponent = (bits >> f.mantissa_bits) & exponent_mask;
@@ -78,7 +96,7 @@ float float8_to_float(uint8_t bits, DType format) {
 }
 
 bool is_float8(DType t) {
-  return t == kF8E4M3FN || t == kF8E4M3FNUZ || t == kF8E5M2 || t == kF8E5M2FNUZ;
+  return t == kF8E4M3FN || t == kF8E4M3FNUZ || t == kF8E5M2 || t == kF8E5M2FNUZ || t == kF8E8M0;
 }
 
 bool is_packed_int(DType t) {

@@ -17,10 +17,11 @@ inline constexpr DType kF8E5M2FNUZ = DType(20);  // no infinities, no -0; NaN 0x
 inline constexpr DType kU4 = DType(21);  // one per byte in memory, two per byte in ONNX files
 inline constexpr DType kI4 = DType(22);
 inline constexpr DType kF4E2M1 = DType(23);  // 4-bit float: no NaN, no infinities; largest 6
+inline constexpr DType kF8E8M0 = DType(24);  // a power of two 2^(bits - 127), unsigned; NaN 0xff
 inline constexpr DType kU2 = DType(25);      // one per byte in memory, four per byte in ONNX files
 inline constexpr DType kI2 = DType(26);
 
-bool is_float8(DType t);       // the four 8-bit float formats
+bool is_float8(DType t);       // the five 8-bit float formats (float8e8m0 included)
 bool is_packed_int(DType t);   // int4, uint4, int2, uint2
 int packed_int_bits(DType t);  // 4 or 2 for the packed integers, else 0
 int packed_bits(DType t);      // the same, and 4 for float4e2m1 (also two per byte in files)
@@ -31,6 +32,12 @@ int packed_bits(DType t);      // the same, and 4 for float4e2m1 (also two per b
 // (infinities included) to the largest finite value, else they become infinity (E5M2) or NaN
 // (the others), as ONNX's Cast does.
 uint8_t float8_from_double(double value, DType format, bool saturate);
+
+// float8e8m0 holds only an exponent: converting to it rounds |value|'s power of two up (the
+// default), down, or to the nearest (half-way, 1.5 * 2^e, to the even exponent). NaN, and
+// without `saturate` anything above 2^127 and infinity, give NaN (0xff); zero gives 0x00 (2^-127).
+enum class E8M0Rounding { kUp, kDown, kNearest };
+uint8_t e8m0_from_double(double value, E8M0Rounding rounding, bool saturate);
 float float8_to_float(uint8_t bits, DType format);
 
 // An 8-bit float as its bit pattern; arithmetic happens in float.
@@ -47,6 +54,7 @@ using f8e4m3fnuz = float8<18>;
 using f8e5m2 = float8<19>;
 using f8e5m2fnuz = float8<20>;
 using f4e2m1 = float8<23>;  // one per byte in memory (the low 4 bits), two per byte in files
+using f8e8m0 = float8<24>;
 
 // Packed integers (int4, uint4, int2, uint2): one value per byte in memory, always in range (a
 // value out of range wraps, as integer casts do); ONNX files pack 8 / Bits of them per byte.
@@ -94,6 +102,10 @@ constexpr DType dtype_of<f4e2m1>() {
   return kF4E2M1;
 }
 template <>
+constexpr DType dtype_of<f8e8m0>() {
+  return kF8E8M0;
+}
+template <>
 constexpr DType dtype_of<int4>() {
   return kI4;
 }
@@ -126,6 +138,7 @@ bool visit_narrow(DType t, F&& f) {
     case 21: f(Type<uint4>{}); return true;
     case 22: f(Type<int4>{}); return true;
     case 23: f(Type<f4e2m1>{}); return true;
+    case 24: f(Type<f8e8m0>{}); return true;
     case 25: f(Type<uint2>{}); return true;
     case 26: f(Type<int2>{}); return true;
     default: return false;

@@ -70,8 +70,9 @@ D convert(compute_t<S> v) {
 }
 
 struct CastOptions {
-  bool saturate = true;        // float8 targets
-  bool saturate_int4 = false;  // float -> int4/uint4 (and 2-bit) before opset 23
+  bool saturate = true;                         // float8 targets
+  E8M0Rounding round_mode = E8M0Rounding::kUp;  // float8e8m0 targets (opset 25)
+  bool saturate_int4 = false;                   // float -> int4/uint4 (and 2-bit) before opset 23
 };
 
 // One value (of a wide type in compute_t, or a narrow one in narrow_compute_t) into a narrow type.
@@ -88,7 +89,10 @@ D to_narrow(V v, const CastOptions& options) {
     }
   } else {
     D d;
-    d.bits = float8_from_double(double(v), D::kDType, options.saturate);
+    if constexpr (D::kDType == kF8E8M0)
+      d.bits = e8m0_from_double(double(v), options.round_mode, options.saturate);
+    else
+      d.bits = float8_from_double(double(v), D::kDType, options.saturate);
     return d;
   }
 }
@@ -200,6 +204,13 @@ CastOptions cast_options(const NodeInfo& node) {
   CastOptions options;
   options.saturate = node.attr_int("saturate", 1) != 0;
   options.saturate_int4 = node.opset() < 23;
+  const std::string round_mode = node.attr_string("round_mode", "up");
+  if (round_mode == "down")
+    options.round_mode = E8M0Rounding::kDown;
+  else if (round_mode == "nearest")
+    options.round_mode = E8M0Rounding::kNearest;
+  else if (round_mode != "up")
+    fail("attribute 'round_mode' must be up, down or nearest, not '{}'", round_mode);
   return options;
 }
 

@@ -139,6 +139,8 @@ class IfOp final : public SubgraphOp {
     }
   }
 
+  bool cost_reads_value(size_t input) const override { return input == 0; }
+
   // The branch taken when the condition is known, else the larger of the two (by FLOPs, then
   // bytes): an upper bound.
   std::optional<Cost> cost(const CostContext& ctx) const override {
@@ -222,6 +224,8 @@ class LoopOp final : public SubgraphOp {
       ctx.set_output(k, slice.dtype, Shape(dims));
     }
   }
+
+  bool cost_reads_value(size_t input) const override { return input == 0; }
 
   // M × one iteration when the trip count M is a constant (an upper bound: the body's condition
   // may end the loop earlier); unknown otherwise.
@@ -456,6 +460,38 @@ class SequenceMapOp final : public SubgraphOp {
   }
 
   std::string cost_note(const CostContext&, bool) const override { return ""; }
+
+  bool cost_reads_value(size_t input) const override { return input < formal_inputs_; }
+
+  // The sum of the body's cost for each item, once the sequences' items are known (while
+  // running); unknown before.
+  std::optional<Cost> cost(const CostContext& ctx) const override {
+    const Meta& first = ctx.input(0);
+    if (!first.value) return std::nullopt;
+    Cost total;
+    for (size_t k = 0; k < first.value->items().size(); ++k) {
+      std::vector<Meta> inputs;
+      for (size_t i = 0; i < formal_inputs_; ++i) {
+        const Meta& m = ctx.input(i);
+        if (m.kind == ValueKind::kTensor) {
+          inputs.push_back(without_value(m));
+          continue;
+        }
+        if (!m.value || k >= m.value->items().size()) return std::nullopt;
+        const Tensor& item = m.value->items()[k];
+        inputs.push_back({item.dtype(), Shape::of(item.shape()), nullptr});
+      }
+      const std::optional<Cost> once = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, inputs));
+      if (!once) return std::nullopt;
+      total.macs += once->macs;
+      total.flops += once->flops;
+      total.bytes_read += once->bytes_read;
+      total.bytes_written += once->bytes_written;
+      total.param_bytes = std::max(total.param_bytes, once->param_bytes);
+      total.workspace_bytes = std::max(total.workspace_bytes, once->workspace_bytes);
+    }
+    return total;
+  }
 };
 
 }  // namespace

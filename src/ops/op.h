@@ -179,6 +179,13 @@ class Op {
   virtual std::optional<Cost> cost(const CostContext& ctx) const;
   // Reference kernel: plain and obviously correct. Outputs are allocated with inferred shapes.
   virtual void run(KernelContext& ctx) const = 0;
+  // True for inputs whose value the cost rule needs besides their shape (an If's condition, a
+  // Loop's trip count, SequenceMap's sequences): known while running, so the profiler gives it;
+  // the analyzer lists the node as "cost known at run time" when the value is not a constant.
+  virtual bool cost_reads_value(size_t input) const {
+    (void)input;
+    return false;
+  }
   // True for ops whose output differs between runs (random ops): never folded.
   virtual bool is_deterministic() const { return true; }
   // True for control-flow ops (If, Loop, Scan): the session runs their subgraphs itself and their

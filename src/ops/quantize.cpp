@@ -25,7 +25,7 @@ namespace {
 
 bool is_quantized_type(DType t) {
   return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kU16 ||
-         is_packed_int(t) || is_float8(t) || t == kF4E2M1;
+         is_packed_int(t) || (is_float8(t) && t != kF8E8M0) || t == kF4E2M1;
 }
 
 // Round half to even (the default rounding mode), then clamp to Q's range.

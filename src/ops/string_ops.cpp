@@ -221,7 +221,8 @@ class StringNormalizerOp final : public Op {
 
 bool handles_strings(std::string_view op_type) {
   static const std::set<std::string_view> kOps = {
-      "StringConcat", "RegexFullMatch", "StringSplit", "StringNormalizer", "Identity", "Equal", "Cast", "CastLike",
+      "StringConcat", "RegexFullMatch", "StringSplit", "StringNormalizer", "Identity",
+      "Equal",        "Cast",           "CastLike",    "LabelEncoder",     "TfIdfVectorizer",
   };
   return kOps.count(op_type) > 0;
 }

@@ -144,6 +144,7 @@ json analysis_json(const ir::Graph& graph, const Analysis& a) {
   }
   out["nodes"] = std::move(nodes);
   out["no_cost_rule"] = names(graph, a.no_cost_rule);
+  out["cost_at_run_time"] = names(graph, a.cost_at_run_time);
   out["unsupported"] = names(graph, a.unsupported);
   out["data_dependent"] = names(graph, a.data_dependent);
   out["upper_bounds"] = names(graph, a.upper_bounds);

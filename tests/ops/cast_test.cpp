@@ -5,6 +5,7 @@
 
 #include "core/narrow_types.h"
 #include "ops/op_test_util.h"
+#include "testutil/expect_error.h"
 
 namespace strata::test {
 namespace {
@@ -81,7 +82,7 @@ TEST(Cast, TypeNameBeforeOpset6) {
 
 TEST(Cast, UnsupportedTargetsFail) {
   const Tensor x = Tensor::from<float>({1}, {1});
-  for (int64_t to : {14, 24, 99, -1}) {
+  for (int64_t to : {14, 99, -1}) {
     OpCall call = op_call("Cast", 21, {{"to", attr_int(to)}});
     call.inputs = {x};
     EXPECT_THROW(run_op(call), Error) << "to=" << to;
@@ -192,8 +193,45 @@ TEST(CastLike, ConvertsToTheDtypeOfItsSecondInput) {
   EXPECT_EQ(out[0].to_int64(), (std::vector<int64_t>{0, 2, 255, 0}));  // truncates, saturates
   call.inputs = {Tensor::from<int64_t>({2}, {3, -4}), Tensor::from<double>({1}, {9.5})};
   EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{3, -4}));
-  call.inputs = {Tensor::from<float>({1}, {1}), Tensor::zeros(DType(24), {1})};
-  EXPECT_THROW(run_op(call), Error);  // float8e8m0 (ONNX type 24) is not supported
+  call.inputs = {Tensor::from<float>({1}, {3}), Tensor::zeros(kF8E8M0, {1})};
+  EXPECT_EQ(run_op(call)[0].to_double(), (std::vector<double>{4}));  // e8m0 rounds up
+}
+
+// float8e8m0 (opset 25): powers of two only, 2^(bits - 127).
+OpCall cast_e8m0(Tensor x, const char* round_mode, int64_t saturate = 1) {
+  OpCall call = op_call("Cast", 25,
+                        {{"to", attr_int(int64_t(kF8E8M0))},
+                         {"round_mode", attr_string(round_mode)},
+                         {"saturate", attr_int(saturate)}});
+  call.inputs = {std::move(x)};
+  return call;
+}
+
+TEST(Cast, ToFloat8E8M0RoundsThePowerOfTwo) {
+  const Tensor x = Tensor::from<float>({6}, {0, 0.124f, 1.1f, 1.5f, 3.5f, -8});
+  const Tensor up = run_op(cast_e8m0(x, "up"))[0];
+  ASSERT_EQ(up.dtype(), kF8E8M0);
+  EXPECT_EQ(values_of<uint8_t>(up), (std::vector<uint8_t>{0x00, 0x7c, 0x80, 0x80, 0x81, 0x82}));
+  EXPECT_EQ(values_of<uint8_t>(run_op(cast_e8m0(x, "down"))[0]),
+            (std::vector<uint8_t>{0x00, 0x7b, 0x7f, 0x7f, 0x80, 0x82}));
+  // Nearest: 1.5 is half-way between 2^0 (biased 127, odd) and 2^1: to the even 128.
+  EXPECT_EQ(values_of<uint8_t>(run_op(cast_e8m0(x, "nearest"))[0]),
+            (std::vector<uint8_t>{0x00, 0x7c, 0x7f, 0x80, 0x81, 0x82}));
+  const Tensor special = Tensor::from<float>({3}, {kNaN, kInf, 3e38f});
+  EXPECT_EQ(values_of<uint8_t>(run_op(cast_e8m0(special, "up"))[0]),
+            (std::vector<uint8_t>{0xff, 0xfe, 0xfe}));
+  EXPECT_EQ(values_of<uint8_t>(run_op(cast_e8m0(special, "up", 0))[0]),
+            (std::vector<uint8_t>{0xff, 0xff, 0xff}));
+}
+
+TEST(Cast, FromFloat8E8M0AndBadRoundMode) {
+  const Tensor bits = run_op(cast_e8m0(Tensor::from<float>({3}, {0.25f, 1, 1024}), "up"))[0];
+  EXPECT_EQ(run_op(cast(bits, DType::kF32, 25))[0].to_double(),
+            (std::vector<double>{0.25, 1, 1024}));
+  EXPECT_EQ(run_op(cast(bits, DType::kF16, 25))[0].to_double(),
+            (std::vector<double>{0.25, 1, 1024}));
+  expect_error([&] { run_op(cast_e8m0(bits, "sideways")); },
+               {"attribute 'round_mode' must be up, down or nearest"});
 }
 
 }  // namespace
