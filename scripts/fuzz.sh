@@ -53,6 +53,10 @@ max_len() {
   esac
 }
 
+# The targets run side by side, STRATA_FUZZ_JOBS at a time (default: one per core), each on one
+# thread, so that every target still gets SECONDS of a core. (Counted before OMP_NUM_THREADS is
+# set: nproc obeys it.)
+jobs=${STRATA_FUZZ_JOBS:-$(nproc)}
 export OMP_NUM_THREADS=1  # one thread: reproducible runs, and the machine is shared
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -71,9 +75,6 @@ run_target() {
   return "$status"
 }
 
-# The targets run side by side, STRATA_FUZZ_JOBS at a time (default: one per core), each on one
-# thread, so that every target still gets SECONDS of a core.
-jobs=${STRATA_FUZZ_JOBS:-$(nproc)}
 for t in "${targets[@]}"; do seed_args "$t"; done
 echo "== ${targets[*]}: ${seconds}s each, $jobs at a time"
 declare -A pids=()
