@@ -53,27 +53,53 @@ max_len() {
   esac
 }
 
+# The targets run side by side, STRATA_FUZZ_JOBS at a time (default: one per core), each on one
+# thread, so that every target still gets SECONDS of a core. (Counted before OMP_NUM_THREADS is
+# set: nproc obeys it.)
+jobs=${STRATA_FUZZ_JOBS:-$(nproc)}
 export OMP_NUM_THREADS=1  # one thread: reproducible runs, and the machine is shared
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-failed=()
-for t in "${targets[@]}"; do
-  seed_args "$t"
+# run_target TARGET: one fuzzing run; its exit status is libFuzzer's.
+run_target() {
+  local t=$1
   mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t" "build-fuzz/tmp/$t"
-  echo "== $t: ${seconds}s"
   # -timeout: one input running over 30 s is a hang; -rss_limit_mb: over 2.5 GB is a leak or a
   # limit strata failed to apply (the graph fuzzer runs with a 64 MiB --max-memory).
-  if ! TMPDIR=$PWD/build-fuzz/tmp/$t "./build-fuzz/fuzz/$t" -max_total_time="$seconds" \
-       -timeout=30 -rss_limit_mb=2560 -max_len="$(max_len "$t")" -print_final_stats=1 \
-       -artifact_prefix="build-fuzz/artifacts/$t/" "build-fuzz/corpus/$t" "build-fuzz/seeds/$t" \
-       >"build-fuzz/$t.log" 2>&1; then
-    failed+=("$t")
-    tail -n 40 "build-fuzz/$t.log"
-  fi
-  grep -E '^stat::number_of_executed_units|^#[0-9]+ *DONE' "build-fuzz/$t.log" || true
+  local status=0
+  TMPDIR=$PWD/build-fuzz/tmp/$t "./build-fuzz/fuzz/$t" -max_total_time="$seconds" \
+    -timeout=30 -rss_limit_mb=2560 -max_len="$(max_len "$t")" -print_final_stats=1 \
+    -artifact_prefix="build-fuzz/artifacts/$t/" "build-fuzz/corpus/$t" "build-fuzz/seeds/$t" \
+    >"build-fuzz/$t.log" 2>&1 || status=$?
   rm -rf "build-fuzz/tmp/$t"
+  return "$status"
+}
+
+for t in "${targets[@]}"; do seed_args "$t"; done
+echo "== ${targets[*]}: ${seconds}s each, $jobs at a time"
+declare -A pids=()
+failed=()
+wait_one() {  # waits for the target that started first and records its outcome
+  local first
+  for first in "${targets[@]}"; do [ -n "${pids[$first]:-}" ] && break; done
+  wait "${pids[$first]}" || failed+=("$first")
+  unset "pids[$first]"
+}
+for t in "${targets[@]}"; do
+  while [ ${#pids[@]} -ge "$jobs" ]; do wait_one; done
+  run_target "$t" &
+  pids[$t]=$!
+done
+while [ ${#pids[@]} -gt 0 ]; do wait_one; done
+
+for t in "${targets[@]}"; do
+  echo "-- $t: $(grep -E '^stat::number_of_executed_units' "build-fuzz/$t.log" || echo 'no stats')"
 done
 if [ ${#failed[@]} -gt 0 ]; then
+  for t in "${failed[@]}"; do
+    echo "== $t failed:"
+    tail -n 40 "build-fuzz/$t.log"
+  done
   echo "fuzzing found problems in: ${failed[*]} (inputs in build-fuzz/artifacts/, logs in build-fuzz/*.log)"
   exit 1
 fi

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Builds strata with warnings as errors and runs every test (unit, CLI, conformance, the install
 # with a consumer project, Python, `pip install .` into a venv); then builds with address and
-# undefined-behaviour sanitizers and runs the unit and conformance tests again.
-# With STRATA_FUZZ=1, last builds the libFuzzer targets (clang++) and runs each for 60 s
-# (scripts/fuzz.sh; off by default until a first full run of every target is green: see
-# docs/fuzzing.md, Results).
+# undefined-behaviour sanitizers and runs the unit and conformance tests again; last builds the
+# libFuzzer targets (clang++: the library and the four targets alone) and runs each for 60 s
+# (scripts/fuzz.sh, docs/fuzzing.md).
 # Usage: bash scripts/test.sh            (after bash scripts/setup.sh)
 #        STRATA_SKIP_SANITIZE=1 bash scripts/test.sh   to skip the sanitizer pass
-#        STRATA_FUZZ=1 bash scripts/test.sh            to add the fuzzing pass
+#        STRATA_SKIP_FUZZ=1 bash scripts/test.sh       to skip the fuzzing pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -28,7 +27,7 @@ if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ./build-sanitize/strata_tests --gtest_brief=1
 fi
-if [ "${STRATA_FUZZ:-0}" = "1" ]; then
+if [ "${STRATA_SKIP_FUZZ:-0}" != "1" ]; then
   bash scripts/fuzz.sh 60
 fi
 echo "all tests passed"

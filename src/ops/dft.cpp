@@ -96,8 +96,10 @@ class DftOp final : public Op {
     const int64_t rank = x.rank();
     const int64_t axis =
         resolve_axis(ctx.has_input(2) ? ctx.input(2).to_int64() : std::vector<int64_t>{}, rank);
-    const auto [n, bins] =
+    // Plain variables, not a structured binding: the lambdas below capture them (clang 14 cannot).
+    const std::pair<int64_t, int64_t> lens =
         lengths(ctx.has_input(1) ? ctx.input(1).to_int64() : std::vector<int64_t>{}, x.dim(axis));
+    const int64_t n = lens.first, bins = lens.second;
     const int64_t in_len = x.dim(axis), comps = x.dim(rank - 1);
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);

@@ -118,6 +118,7 @@ class RecurrentOp final : public Op {
     const Meta& x = ctx.input(0);
     if (!is_float(x.dtype)) fail("X has dtype {}", dtype_name(x.dtype));
     if (x.shape.rank() != 3) fail("X must be 3-D, got {}", x.shape.str());
+    if (!ctx.has_input(1) || !ctx.has_input(2)) fail("inputs 'W' and 'R' are required");
     const Dim seq = a_.layout ? x.shape[1] : x.shape[0],
               batch = a_.layout ? x.shape[0] : x.shape[1];
     const Meta& w = ctx.input(1);

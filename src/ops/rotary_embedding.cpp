@@ -23,6 +23,8 @@ class RotaryEmbeddingOp final : public Op {
     if (x.shape.rank() != 3 && x.shape.rank() != 4)
       fail("X must be 3-D or 4-D, got {}", x.shape.str());
     if (x.shape.rank() == 3 && num_heads_ <= 0) fail("a 3-D X needs attribute 'num_heads'");
+    if (!ctx.has_input(1) || !ctx.has_input(2))
+      fail("inputs 'cos_cache' and 'sin_cache' are required");
     ctx.set_output(0, x.dtype, x.shape);
   }
 
@@ -46,6 +48,9 @@ class RotaryEmbeddingOp final : public Op {
     const std::vector<double> cos = ctx.input(1).to_double(), sin = ctx.input(2).to_double();
     std::vector<int64_t> positions;
     if (ctx.has_input(3)) positions = ctx.input(3).to_int64();
+    if (ctx.has_input(3) && int64_t(positions.size()) != B * S)
+      fail("position_ids holds {} values, not one per batch and sequence position ({})",
+           positions.size(), B * S);
     const int64_t rows = int64_t(cos.size()) / std::max<int64_t>(half, 1);
     if (int64_t(sin.size()) != int64_t(cos.size()) || rows * half != int64_t(cos.size()))
       fail("cos_cache and sin_cache must both be [..., {}]", half);

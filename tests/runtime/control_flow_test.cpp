@@ -294,6 +294,11 @@ TEST(ControlFlowErrors, NestingDeeperThanTheLimitIsRefusedNamingTheDepth) {
   const std::string path = nested_ifs(ir::kMaxSubgraphDepth + 1).save(dir.path("deep.onnx"));
   expect_error([&] { onnx_import::load_model(path); },
                {"nests subgraphs 65 deep, more than the 64 strata accepts", "If node 'if_"});
+  // Deeper than protobuf's own recursion limit allows (about 33 levels): still this sentence, not
+  // "not a valid ONNX model".
+  const std::string deeper = nested_ifs(300).save(dir.path("deeper.onnx"));
+  expect_error([&] { onnx_import::load_model(deeper); },
+               {"nests subgraphs 65 deep, more than the 64 strata accepts"});
 }
 
 }  // namespace
