@@ -207,9 +207,10 @@ class AttentionOp final : public Op {
       fail("input {} has shape {}; [{}, {}, {}, {}] is needed", slot, ctx.input(slot).shape_str(),
            B, H, P, E);
     std::vector<double> out(size_t(B * H * (P + S) * E));
+    // Through data(): an empty cache (P = 0) has no element to take the address of.
     for (int64_t bh = 0; bh < B * H; ++bh) {
-      std::copy_n(&past[size_t(bh * P * E)], P * E, &out[size_t(bh * (P + S) * E)]);
-      std::copy_n(&fresh[size_t(bh * S * E)], S * E, &out[size_t((bh * (P + S) + P) * E)]);
+      std::copy_n(past.data() + bh * P * E, P * E, out.data() + bh * (P + S) * E);
+      std::copy_n(fresh.data() + bh * S * E, S * E, out.data() + (bh * (P + S) + P) * E);
     }
     return out;
   }
