@@ -28,7 +28,17 @@
 #define STBI_ONLY_JPEG
 #define STBI_ONLY_BMP
 #define STBI_FAILURE_USERMSG
+// A PNG whose first IDAT chunk is empty makes stb_image copy 0 bytes into a buffer it has not
+// allocated yet: memcpy(NULL, p, 0), undefined behaviour (found by fuzz_tensor_files). Its copies
+// go through this wrapper, which skips empty ones; <cstring> comes first so only stb's calls are
+// renamed.
+#include <cstring>
+static void* stbi_copy_bytes(void* to, const void* from, size_t n) {
+  return n == 0 ? to : std::memcpy(to, from, n);
+}
+#define memcpy stbi_copy_bytes
 #include <stb/stb_image.h>
+#undef memcpy
 #pragma GCC diagnostic pop
 
 namespace strata::io {

@@ -175,7 +175,7 @@ class RecurrentOp final : public Op {
     std::vector<double> y(size_t(S * a_.directions * N * H), 0.0),
         y_h(size_t(a_.directions * N * H)), y_c(size_t(a_.directions * N * H));
     auto x_at = [&](int64_t t, int64_t n) {
-      return &x[size_t((a_.layout ? n * S + t : t * N + n) * I)];
+      return x.data() + size_t((a_.layout ? n * S + t : t * N + n) * I);
     };
     // States are [dirs, batch, H] in layout 0 and [batch, dirs, H] in layout 1.
     auto state_index = [&](int64_t d, int64_t n) {
@@ -189,19 +189,21 @@ class RecurrentOp final : public Op {
     const size_t per = functions_.size() / size_t(a_.directions);
     for (int64_t d = 0; d < a_.directions; ++d) {
       const bool backwards = a_.reverse || d == 1;
-      const double* wd = &w[size_t(d * G * H * I)];
-      const double* rd = &r[size_t(d * G * H * H)];
-      const double* wb = &bias[size_t(d * 2 * G * H)];
+      // data() + offset, not &v[i]: with an input or hidden size of 0 these vectors are empty.
+      const double* wd = w.data() + size_t(d * G * H * I);
+      const double* rd = r.data() + size_t(d * G * H * H);
+      const double* wb = bias.data() + size_t(d * 2 * G * H);
       const double* rb = wb + G * H;
       const Function& f = functions_[size_t(d) * per];
       const Function& g = per > 1 ? functions_[size_t(d) * per + 1] : f;
       const Function& hf = per > 2 ? functions_[size_t(d) * per + 2] : f;
       for (int64_t n = 0; n < N; ++n) {
-        std::vector<double> h(&h0[state_index(d, n)], &h0[state_index(d, n)] + H);
-        std::vector<double> c =
-            a_.cell == Cell::kLstm
-                ? std::vector<double>(&c0[state_index(d, n)], &c0[state_index(d, n)] + H)
-                : std::vector<double>{};
+        const double* h_init = h0.data() + state_index(d, n);
+        std::vector<double> h(h_init, h_init + H);
+        std::vector<double> c = a_.cell == Cell::kLstm
+                                    ? std::vector<double>(c0.data() + state_index(d, n),
+                                                          c0.data() + state_index(d, n) + H)
+                                    : std::vector<double>{};
         for (int64_t step = 0; step < lengths[size_t(n)]; ++step) {
           const int64_t t = backwards ? lengths[size_t(n)] - 1 - step : step;
           const double* xt = x_at(t, n);
@@ -216,12 +218,12 @@ class RecurrentOp final : public Op {
             }
             gates[size_t(k)] = v;
           }
-          step_cell(gates, h, c, rd, rb, p.empty() ? nullptr : &p[size_t(d * 3 * H)], f, g, hf, H,
-                    hr);
-          std::copy(h.begin(), h.end(), &y[y_index(t, d, n)]);
+          step_cell(gates, h, c, rd, rb, p.empty() ? nullptr : p.data() + size_t(d * 3 * H), f, g,
+                    hf, H, hr);
+          std::copy(h.begin(), h.end(), y.data() + y_index(t, d, n));
         }
-        std::copy(h.begin(), h.end(), &y_h[state_index(d, n)]);
-        if (a_.cell == Cell::kLstm) std::copy(c.begin(), c.end(), &y_c[state_index(d, n)]);
+        std::copy(h.begin(), h.end(), y_h.data() + state_index(d, n));
+        if (a_.cell == Cell::kLstm) std::copy(c.begin(), c.end(), y_c.data() + state_index(d, n));
       }
     }
     store(ctx, 0, y);

@@ -101,6 +101,17 @@ TEST(Image, ReadsPngDroppingAlpha) {
                {0, 1, 1000 / 65535., 32768 / 65535.});
 }
 
+// An empty IDAT chunk before the data is legal PNG (and once made stb_image copy 0 bytes into a
+// null buffer, found by fuzz_tensor_files): it decodes to the same pixels.
+TEST(Image, ReadsPngWithAnEmptyFirstDataChunk) {
+  ScratchDir dir;
+  const size_t first_chunk_after_header = 8 + 25;  // signature, then IHDR's 13 bytes + 12
+  std::string png(kRgbPng);
+  png.insert(first_chunk_after_header, "\x00\x00\x00\x00IDAT\x35\xaf\x06\x1e"s);  // CRC of "IDAT"
+  const std::vector<double> rgb = {1, 0, 0, 51 / 255., 0, 1, 0, 102 / 255., 0, 0, 1, 204 / 255.};
+  expect_image(read_image(dir.write("empty-idat.png", png)), {1, 3, 2, 2}, rgb);
+}
+
 TEST(Image, ReadsBmpAndJpeg) {
   ScratchDir dir;
   expect_image(read_image(dir.write("rgb.bmp", kRgbBmp)), {1, 3, 2, 2},

@@ -45,6 +45,21 @@ TEST(Recurrent, SequenceLengthsStopEachBatchItem) {
   EXPECT_THROW(run_op(call), Error);
 }
 
+// An input size of 0 (X is [seq, batch, 0], W is [1, 1, 0]) leaves the bias and the recurrence:
+// h1 = tanh(Wb + Rb), h2 = tanh(Wb + Rb + 0.5·h1). Found by fuzz_graph as a read of an empty W.
+TEST(Recurrent, RnnWithInputSizeZeroRunsOnBiasAndState) {
+  OpCall call = op_call("RNN", 14, {{"hidden_size", attr_int(1)}});
+  call.inputs = {Tensor::zeros(DType::kF32, {2, 1, 0}), Tensor::zeros(DType::kF32, {1, 1, 0}),
+                 Tensor::from<float>({1, 1, 1}, {0.5f}),
+                 Tensor::from<float>({1, 2}, {0.25f, 0.5f})};
+  call.num_outputs = 2;
+  const std::vector<Tensor> out = run_op(call);
+  const double h1 = std::tanh(0.75), h2 = std::tanh(0.75 + 0.5 * h1);
+  EXPECT_NEAR(out[0].to_double()[0], h1, 1e-6);
+  EXPECT_NEAR(out[0].to_double()[1], h2, 1e-6);
+  EXPECT_NEAR(out[1].to_double()[0], h2, 1e-6);
+}
+
 TEST(Recurrent, LstmCellStateAndBatchFirstLayout) {
   // Zero weights: i = o = f = 0.5 and the candidate tanh(0) = 0, so c = 0.5·c0, h = 0.5·tanh(c).
   OpCall call = op_call("LSTM", 14, {{"hidden_size", attr_int(1)}, {"layout", attr_int(1)}});

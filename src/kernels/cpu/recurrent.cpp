@@ -132,7 +132,8 @@ class RecurrentKernel final : public Kernel {
     const int64_t gates = gru ? 2 : gates_;
     std::vector<float> rows(size_t(gates * units * H));
     for (int64_t g = 0; g < gates; ++g)
-      std::copy(r + (g * H + begin) * H, r + (g * H + end) * H, &rows[size_t(g * units * H)]);
+      std::copy(r + (g * H + begin) * H, r + (g * H + end) * H,
+                rows.data() + size_t(g * units * H));
     Slice s{begin, end, PanelMatrix(rows.data(), gates * units, H), {}};
     if (gru) s.r_candidate = PanelMatrix(r + (2 * H + begin) * H, units, H);
     return s;
