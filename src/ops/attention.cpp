@@ -96,10 +96,10 @@ class AttentionOp final : public Op {
       for (int64_t h = 0; h < Hq; ++h) {
         const int64_t kvh = h / (Hq / Hkv);  // grouped-query: each kv head serves Hq / Hkv heads
         for (int64_t i = 0; i < Sq; ++i) {
-          const double* qi = &q[size_t(((b * Hq + h) * Sq + i) * D)];
+          const double* qi = q.data() + size_t(((b * Hq + h) * Sq + i) * D);
           double top = -std::numeric_limits<double>::infinity();
           for (int64_t j = 0; j < T; ++j) {
-            const double* kj = &k[size_t(((b * Hkv + kvh) * T + j) * D)];
+            const double* kj = k.data() + size_t(((b * Hkv + kvh) * T + j) * D);
             double dot = 0;
             for (int64_t e = 0; e < D; ++e) dot += qi[e] * kj[e];
             dot *= scale;
@@ -114,11 +114,11 @@ class AttentionOp final : public Op {
           double sum = 0;
           for (double& s : scores) sum += (s = none ? 0.0 : std::exp(s - top));
           if (none) sum = 1;
-          double* yi = &y[size_t(((b * Hq + h) * Sq + i) * Dv)];
+          double* yi = y.data() + size_t(((b * Hq + h) * Sq + i) * Dv);
           for (int64_t j = 0; j < T; ++j) {
             const double p = scores[size_t(j)] / sum;
             if (qk_mode_ == 3) qk_out[size_t(((b * Hq + h) * Sq + i) * T + j)] = p;
-            const double* vj = &v[size_t(((b * Hkv + kvh) * T + j) * Dv)];
+            const double* vj = v.data() + size_t(((b * Hkv + kvh) * T + j) * Dv);
             for (int64_t e = 0; e < Dv; ++e) yi[e] += p * vj[e];
           }
         }
