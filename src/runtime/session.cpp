@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -509,6 +510,19 @@ void Session::plan_memory() {
   }
 }
 
+namespace {
+
+// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
+// the compute-heavy ones of detection heads. Element-wise and data-movement steps stay with their
+// reference kernels, which already run at memory speed on the few boxes they see.
+bool worth_a_kernel_while_running(const ir::Node& node) {
+  static const std::set<std::string> heavy = {"Conv",   "FusedConv",   "ConvTranspose", "Gemm",
+                                              "MatMul", "FusedMatMul", "RoiAlign"};
+  return heavy.count(node.op_type) > 0;
+}
+
+}  // namespace
+
 void Session::run_dynamic_step(size_t s) {
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   std::vector<ops::Meta> in_metas(node.inputs.size());
@@ -542,7 +556,8 @@ void Session::run_dynamic_step(size_t s) {
     charge_run_memory(bytes, "output", int64_t(j));
     *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
   }
-  if (options_.fast_kernels) choose_dynamic_kernel(s, in_metas, out);
+  if (options_.fast_kernels && worth_a_kernel_while_running(node))
+    choose_dynamic_kernel(s, in_metas, out);
 }
 
 void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,
