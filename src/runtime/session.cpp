@@ -513,11 +513,13 @@ void Session::plan_memory() {
 namespace {
 
 // The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
-// the compute-heavy ones of detection heads. Element-wise and data-movement steps stay with their
-// reference kernels, which already run at memory speed on the few boxes they see.
+// the compute-heavy ones of detection heads, and ScatterElements, which puts each pyramid level's
+// pooled boxes in place (its reference builds a table of offsets first). Element-wise steps stay
+// with their reference kernels, which already run at memory speed on the few boxes they see.
 bool worth_a_kernel_while_running(const ir::Node& node) {
-  static const std::set<std::string> heavy = {"Conv",   "FusedConv",   "ConvTranspose", "Gemm",
-                                              "MatMul", "FusedMatMul", "RoiAlign"};
+  static const std::set<std::string> heavy = {"Conv",     "FusedConv",      "ConvTranspose",
+                                              "Gemm",     "MatMul",         "FusedMatMul",
+                                              "RoiAlign", "ScatterElements"};
   return heavy.count(node.op_type) > 0;
 }
 
