@@ -504,7 +504,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="strata-compare-") as work:
         for name in names:
             model = Model(name, a.models_dir)
-            if model.steps is None and not model.detections:  # quantized: ORT reference; detections: sets
+            # Quantized models' reference is ONNX Runtime's; detections are judged as sets.
+            if model.steps is None and not model.detections:
                 own_errors.append(f"{name} {pytorch_own_error(model)}")
             for threads in thread_counts:
                 log(f"{name}, {threads} thread{'s' if threads > 1 else ''}:")
