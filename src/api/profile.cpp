@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "api/profile_impl.h"
 #include "api/session_impl.h"
 #include "core/error.h"
 #include "profiler/machine.h"
@@ -17,10 +18,6 @@
 #include "report/views.h"
 
 namespace strata {
-
-struct Profile::Impl {
-  profiler::Profile profile;
-};
 
 namespace {
 std::string joined(const std::vector<std::string>& parts) {
