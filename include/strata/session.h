@@ -44,6 +44,11 @@ struct InputOptions {
   std::function<void(const std::string&)> warn{};
 };
 
+// As bind_inputs, where a source may name a folder: one input set per file, round-robin (file k
+// of each folder in set k), as `strata run -i DIR` and `strata profile -i DIR`; origin names the
+// folder. Every set must have the dtypes and shapes of the first.
+std::vector<NamedArrays> bind_input_sets(const Model& model, const InputOptions& options);
+
 // "1x3x224x224" (or "1,3,224,224") as sizes; throws strata::Error naming `what` ("--shape x")
 // when it is not a shape.
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& what);
@@ -106,6 +111,9 @@ class Session {
     std::vector<PackedValue> inputs, outputs;
   };
   Packed pack(const std::string& dir, const NamedArrays& inputs);
+  // Runs once on `inputs` and describes the first node whose output holds a NaN or an infinity
+  // ("" when none), as `strata run --check-finite`.
+  std::string first_non_finite(const NamedArrays& inputs);
 
   struct Impl;  // the library's own (src/api/session_impl.h)
   Impl& impl() { return *impl_; }

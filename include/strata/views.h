@@ -36,6 +36,9 @@ struct ViewOptions {
   bool colour = false;               // warnings of the summary in colour
 };
 
+// Throws strata::Error naming a ViewOptions::columns name that no table of a profile has.
+void check_view_columns(const std::vector<std::string>& columns);
+
 // The table fitting `view` asks for: its width unless `wide`, its columns.
 FitOptions fit_options(const ViewOptions& view);
 

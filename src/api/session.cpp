@@ -6,6 +6,7 @@
 #include "api/convert.h"
 #include "api/model_impl.h"
 #include "api/session_impl.h"
+#include "debug/finite.h"
 #include "debug/test_case.h"
 #include "passes/optimize.h"
 #include "passes/specialize_inputs.h"
@@ -16,13 +17,20 @@
 
 namespace strata {
 
-NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
+namespace api {
+runtime::BindOptions bind_options(const InputOptions& options) {
   runtime::BindOptions bind;
   for (const std::string& s : options.sources) bind.inputs.push_back(runtime::parse_input_arg(s));
   bind.shapes = options.shapes;
   bind.dims = options.dims;
   bind.seed = options.seed;
   for (const auto& [name, array] : options.arrays) bind.values[name] = api::to_tensor(array);
+  return bind;
+}
+}  // namespace api
+
+NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
+  const runtime::BindOptions bind = api::bind_options(options);
   if (runtime::has_input_folder(bind))
     fail(
         "--input: a folder of inputs is for strata run and strata profile (one file per "
@@ -41,6 +49,26 @@ NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
       if (runtime::contains_nan(bound[i].tensor))
         options.warn(fmt::format("input '{}' contains NaN", named[i].name));
   return named;
+}
+
+std::vector<NamedArrays> bind_input_sets(const Model& model, const InputOptions& options) {
+  const runtime::BindOptions bind = api::bind_options(options);
+  const ir::Graph& graph = model.impl().loaded.graph;
+  if (!runtime::has_input_folder(bind)) return {bind_inputs(model, options)};
+  std::vector<NamedArrays> sets;
+  for (const std::vector<runtime::BoundInput>& set : runtime::bind_input_sets(graph, bind)) {
+    NamedArrays named;
+    for (size_t i = 0; i < set.size(); ++i) {
+      const std::string& name = graph.values[size_t(graph.inputs[i])].name;
+      named.push_back({name, api::to_array(set[i].tensor, "input '" + name + "'"), set[i].origin});
+    }
+    sets.push_back(std::move(named));
+  }
+  if (options.warn)
+    for (const NamedArray& n : sets[0])
+      if (runtime::contains_nan(api::to_tensor(n.array)))
+        options.warn(fmt::format("input '{}' contains NaN", n.name));
+  return sets;
 }
 
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& what) {
@@ -157,6 +185,12 @@ Session::Packed Session::pack(const std::string& dir, const NamedArrays& inputs)
     packed.outputs.push_back({fmt::format("output_{}.pb", i),
                               graph.values[size_t(graph.outputs[i])].name, type(*outputs[i])});
   return packed;
+}
+
+std::string Session::first_non_finite(const NamedArrays& inputs) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  const auto bad = debug::find_non_finite(*impl_->session, Impl::pointers(ordered));
+  return bad ? debug::describe(*bad) : "";
 }
 
 NamedArrays run(const Model& model, const InputOptions& inputs, const SessionOptions& options) {

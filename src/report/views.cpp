@@ -44,6 +44,10 @@ std::string render_views(const profiler::Profile& profile, const ViewOptions& op
 
 namespace strata {
 
+void check_view_columns(const std::vector<std::string>& columns) {
+  report::check_column_names(columns);
+}
+
 FitOptions fit_options(const ViewOptions& options) {
   FitOptions fit;
   fit.width = options.wide ? 0 : options.width;

@@ -85,39 +85,16 @@ namespace {
 // --input DIR: binds every input set; each must have the types of the first (one session serves
 // one shape).
 void bind_input_folders(BoundModel& bound, const runtime::BindOptions& bind) {
-  const ir::Graph& graph = bound.loaded.graph;
-  const std::vector<runtime::BindOptions> sets = runtime::expand_input_folders(bind);
-  for (size_t k = 0; k < sets.size(); ++k) {
-    std::vector<runtime::BoundInput> set = runtime::bind_inputs(graph, sets[k]);
-    if (k == 0) {
-      for (runtime::BoundInput& b : set) {
-        bound.inputs.push_back(std::move(b.tensor));
-        bound.origins.push_back(std::move(b.origin));
-      }
-      continue;
-    }
-    std::vector<Tensor> tensors;
-    for (size_t i = 0; i < set.size(); ++i) {
-      const Tensor& first = bound.inputs[i];
-      const Tensor& t = set[i].tensor;
-      if (t.dtype() != first.dtype() || t.shape() != first.shape())
-        fail(
-            "--input: {} gives input '{}' {}{}, but {} gave {}{} (every file of a folder must "
-            "have one type and shape)",
-            set[i].origin, graph.values[size_t(graph.inputs[i])].name, dtype_name(t.dtype()),
-            t.shape_str(), bound.origins[i], dtype_name(first.dtype()), first.shape_str());
-      tensors.push_back(std::move(set[i].tensor));
-    }
-    bound.more_inputs.push_back(std::move(tensors));
+  std::vector<std::vector<runtime::BoundInput>> sets =
+      runtime::bind_input_sets(bound.loaded.graph, bind);
+  for (runtime::BoundInput& b : sets[0]) {
+    bound.inputs.push_back(std::move(b.tensor));
+    bound.origins.push_back(std::move(b.origin));
   }
-  // Name the folders, not their first files.
-  for (size_t a = 0; a < bind.inputs.size(); ++a) {
-    const std::string& dir = bind.inputs[a].source;
-    if (sets[0].inputs[a].source == dir) continue;  // not a folder
-    for (std::string& origin : bound.origins)
-      if (origin == sets[0].inputs[a].source)
-        origin =
-            fmt::format("{} ({} files, round-robin)", dir, runtime::input_folder_files(dir).size());
+  for (size_t k = 1; k < sets.size(); ++k) {
+    std::vector<Tensor> tensors;
+    for (runtime::BoundInput& b : sets[k]) tensors.push_back(std::move(b.tensor));
+    bound.more_inputs.push_back(std::move(tensors));
   }
 }
 }  // namespace
