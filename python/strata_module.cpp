@@ -196,7 +196,8 @@ PYBIND11_MODULE(_strata, m) {
   py::register_exception<strata::Error>(m, "Error");
 
   py::class_<strata::Model>(m, "Model")
-      .def(py::init(&strata::Model::load), py::arg("path"))
+      .def(py::init([](const std::string& path) { return strata::Model::load(path); }),
+           py::arg("path"))
       .def_property_readonly("path", &strata::Model::path)
       .def_property_readonly("inputs",
                              [](const strata::Model& model) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/progress.h"
 #include "strata/table.h"
 
 namespace strata {
@@ -31,6 +32,8 @@ struct AnalysisOptions {
   // Called with each warning as it arises (the model's, then the analysis'), before a later
   // error; they are also in Analysis::warnings().
   std::function<void(const std::string&)> warn;
+  // Told of the phases "load" and "analysis" while they go on (strata::terminal_progress()).
+  ProgressFn progress{};
 };
 
 // Which tables render() prints, as `strata analyze --macs/--training/--by/--depth` choose.

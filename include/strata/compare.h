@@ -16,6 +16,7 @@
 
 #include "strata/model.h"
 #include "strata/session.h"
+#include "strata/table.h"
 
 namespace strata {
 
@@ -24,7 +25,12 @@ struct CompareOptions {
   // false: rtol scales the larger of an element and its tensor's root mean square (inner values
   // of a network); true: each element's own magnitude, as numpy's assert_allclose.
   bool elementwise = false;
+  // How Comparison::report's table meets a terminal (strata::terminal_width; 0: every column).
+  FitOptions fit{};
 };
+
+// The columns of Comparison::report's table, to check FitOptions::columns before long work.
+std::vector<Column> comparison_columns();
 
 // One value both sides hold.
 struct ValueComparison {

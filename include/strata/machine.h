@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 
+#include "strata/progress.h"
+
 namespace strata {
 
 std::string cpu_model();  // "AMD EPYC 7B13" from /proc/cpuinfo; "unknown CPU" when absent
@@ -22,6 +24,9 @@ struct MachineOptions {
   bool refresh = false;    // measure even when the cache holds the figures (and update it)
   // Called with a warning (corrupt or foreign cache, cache not writable); empty: ignored.
   std::function<void(const std::string&)> warn;
+  // Told before each of the three measurements ("machine peaks", done of 3) and after the last;
+  // not called when the figures come from the cache.
+  ProgressFn progress{};
 };
 
 // $STRATA_MACHINE_CACHE, else $XDG_CACHE_HOME/strata/machine.json, else

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strata/dtype.h"
+#include "strata/progress.h"
 
 namespace strata {
 
@@ -33,7 +34,8 @@ class Model {
  public:
   // Parses the file, checks every op is supported and infers shapes. Throws strata::Error
   // (code kBadInput) naming the file for an unreadable or malformed file or unsupported ops.
-  static Model load(const std::string& path);
+  // `progress` is told of the phase "load" while it goes on.
+  static Model load(const std::string& path, const ProgressFn& progress = {});
 
   const std::string& path() const;
   const std::vector<ValueInfo>& inputs() const;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,15 @@ struct ProfileOptions {
   // Measure (or read from the cache) the machine's peak FLOP/s and bandwidth for the roofline
   // figures; the first measurement takes a few seconds.
   bool roofline = false;
+  // Above 0: profiled runs go on until this many seconds have passed instead of `iterations`.
+  double duration_seconds = 0;
+  // Told after each run ("first run", "warm-up", "iterations", "isolation") and of the machine's
+  // measurements; `warn` hears of a machine cache that cannot be read or written.
+  ProgressFn progress{};
+  std::function<void(const std::string&)> warn{};
+  // The options recorded in the profile (`strata profile` records its command line); "": a
+  // summary of these options.
+  std::string record{};
 };
 
 // Whole-model figures. Times are milliseconds over the profiled iterations.
@@ -90,6 +100,11 @@ class Profile {
  private:
   std::shared_ptr<const Impl> impl_;
 };
+
+// Profiles a prepared session that has not run yet, round-robin over `input_sets` (iteration i
+// runs set i % count; the first run and the isolation run set 0), as `strata profile -i DIR`.
+Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
+                const ProfileOptions& options = {});
 
 // Prepares a session for `inputs` and profiles it.
 Profile profile(const Model& model, const NamedArrays& inputs, const ProfileOptions& options = {});

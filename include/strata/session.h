@@ -11,12 +11,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "strata/model.h"
+#include "strata/progress.h"
 #include "strata/tensor.h"
 
 namespace strata {
@@ -24,6 +26,7 @@ namespace strata {
 struct NamedArray {
   std::string name;
   Array array;
+  std::string origin{};  // where bind_inputs took it from: "x.npy", "inline", "random (seed 0)"
 };
 using NamedArrays = std::vector<NamedArray>;
 
@@ -37,7 +40,18 @@ struct InputOptions {
   std::map<std::string, std::vector<int64_t>> shapes;
   std::map<std::string, int64_t> dims;  // sizes of named dynamic dims: {"N", 8}
   uint64_t seed = 0;
+  // Called with a warning about an input as it is bound ("input 'x' contains NaN").
+  std::function<void(const std::string&)> warn{};
 };
+
+// As bind_inputs, where a source may name a folder: one input set per file, round-robin (file k
+// of each folder in set k), as `strata run -i DIR` and `strata profile -i DIR`; origin names the
+// folder. Every set must have the dtypes and shapes of the first.
+std::vector<NamedArrays> bind_input_sets(const Model& model, const InputOptions& options);
+
+// "1x3x224x224" (or "1,3,224,224") as sizes; throws strata::Error naming `what` ("--shape x")
+// when it is not a shape.
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& what);
 
 // Every graph input in graph order. Throws strata::Error naming the input or file for an unknown
 // name, an unreadable file, a wrong dtype, or a dynamic dim with no size.
@@ -50,6 +64,15 @@ struct SessionOptions {
   bool fast_kernels = true;                      // false: reference kernels only (no oneDNN)
   std::string layout = "auto";                   // nchw, nhwc, blocked or auto
   double timeout_seconds = 0;                    // a run going on longer fails; 0: no limit
+  // Time every implementation of each node's fast kernels at prepare and keep the fastest.
+  bool fast_run = false;
+  // A file of fast-run choices: reused when made on this CPU with these versions, written after
+  // a fast run ("": none).
+  std::string algo_cache{};
+  // Told of "optimize", then of "prepare" (or "fast-run") after each step's kernel is chosen.
+  ProgressFn progress{};
+  // Called with a warning (an algo cache that cannot be read or written); empty: ignored.
+  std::function<void(const std::string&)> warn{};
 };
 
 // How one step of the prepared graph runs.
@@ -77,6 +100,20 @@ class Session {
   std::vector<StepInfo> steps() const;
   int64_t arena_bytes() const;  // activation memory planned
   double prepare_ms() const;
+  // Runs once on `inputs` and writes an ONNX test case in the folder `dir`: the model as loaded
+  // (dir/model.onnx), the inputs and the outputs computed (dir/test_data_set_0/input_N.pb,
+  // output_N.pb), so that `strata run dir` checks them on another machine. Throws strata::Error
+  // when `dir` already holds a test case or cannot be written.
+  struct PackedValue {
+    std::string file, name, type;  // "input_0.pb", "image", "float32[1,3,32,32]"
+  };
+  struct Packed {
+    std::vector<PackedValue> inputs, outputs;
+  };
+  Packed pack(const std::string& dir, const NamedArrays& inputs);
+  // Runs once on `inputs` and describes the first node whose output holds a NaN or an infinity
+  // ("" when none), as `strata run --check-finite`.
+  std::string first_non_finite(const NamedArrays& inputs);
 
   struct Impl;  // the library's own (src/api/session_impl.h)
   Impl& impl() { return *impl_; }

@@ -5,12 +5,14 @@
 
 #include "strata/analysis.h"      // analyze: shapes, parameters, FLOPs, memory without running
 #include "strata/compare.h"       // compare_dumps, compare_runs: the first divergent node
+#include "strata/diff.h"          // diff_profiles: B faster than A, beyond the noise?
 #include "strata/dtype.h"         // DType
 #include "strata/errors.h"        // Error, ErrorCode
 #include "strata/files.h"         // check_writable: before long work
 #include "strata/machine.h"       // machine_peaks: FLOP/s and bandwidth (cached)
 #include "strata/model.h"         // Model: load, inputs, outputs
 #include "strata/profile.h"       // profile, Profile: per-node times, JSON, trace
+#include "strata/progress.h"      // ProgressFn, terminal_progress, print_warning
 #include "strata/scoped_timer.h"  // ScopedTimer: time your own code into a profile
 #include "strata/session.h"       // bind_inputs, Session, run
 #include "strata/table.h"         // Table: the aligned text tables strata prints

@@ -58,6 +58,11 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// Throws strata::Error naming a FitOptions::columns (--columns) name that none of `tables` has,
+// with the names there are: a table that would silently show nothing is a mistake.
+void check_column_names(const std::vector<std::string>& names,
+                        const std::vector<std::vector<Column>>& tables);
+
 // Display width of UTF-8 text (code points; enough for the arrows and names strata prints).
 size_t text_width(const std::string& text);
 

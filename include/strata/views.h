@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/table.h"
+
 namespace strata {
 
 enum class View { kNodes, kTypes, kScopes };
@@ -33,6 +35,12 @@ struct ViewOptions {
   bool wide = false;                 // every column even when width is set
   bool colour = false;               // warnings of the summary in colour
 };
+
+// Throws strata::Error naming a ViewOptions::columns name that no table of a profile has.
+void check_view_columns(const std::vector<std::string>& columns);
+
+// The table fitting `view` asks for: its width unless `wide`, its columns.
+FitOptions fit_options(const ViewOptions& view);
 
 // "time", "flops", "bytes", "gflops", "bandwidth", "allocs".
 const char* order_by_name(OrderBy order);

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analyzer/analyze.h"
 #include "core/error.h"
@@ -14,6 +15,7 @@
 #include "report/analysis_json.h"
 #include "report/analysis_text.h"
 #include "report/html_report.h"
+#include "report/progress.h"
 #include "runtime/timing.h"
 
 namespace strata {
@@ -48,19 +50,23 @@ Analysis analyze(const std::string& model_path, const AnalysisOptions& options) 
     analyze_options.dims[name] = size;
   }
   auto impl = std::make_shared<Analysis::Impl>();
+  std::optional<report::ProgressTicker> ticker(std::in_place, options.progress, "load");
   auto t0 = std::chrono::steady_clock::now();
   onnx_import::LoadResult loaded = onnx_import::load_model(model_path, {.read_weights = false});
   AnalysisAbout& about = impl->about;
   about.load_ms = runtime::elapsed_ms(t0);
+  ticker.reset();
   auto keep = [&](const std::string& w) {
     impl->warnings.push_back(w);
     if (options.warn) options.warn(w);
   };
   for (const std::string& w : loaded.warnings) keep(w);
   impl->graph = std::move(loaded.graph);
+  ticker.emplace(options.progress, "analysis");
   t0 = std::chrono::steady_clock::now();
   impl->analysis = analyzer::analyze(impl->graph, analyze_options);
   about.analysis_ms = runtime::elapsed_ms(t0);
+  ticker.reset();
   for (const std::string& w : impl->analysis.warnings) keep(w);
 
   const ir::Graph& graph = impl->graph;

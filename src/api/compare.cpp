@@ -54,14 +54,20 @@ Comparison compare(const debug::Dump& a, const debug::Dump& b, const std::string
                    const std::string& label_b, const CompareOptions& options) {
   const runtime::Tolerance tol = tolerance(options);
   const debug::DumpComparison c = debug::compare_dumps(a, b, tol);
-  return convert(c, debug::render_comparison(c, label_a, label_b, tol));
+  return convert(c, debug::render_comparison(c, label_a, label_b, tol, options.fit));
 }
 
 }  // namespace
 
+std::vector<Column> comparison_columns() {
+  return debug::comparison_columns();
+}
+
 Comparison compare_dumps(const std::string& a, const std::string& b,
                          const CompareOptions& options) {
-  return compare(debug::read_dump(a), debug::read_dump(b), a, b, options);
+  const debug::Dump dump_a = debug::read_dump(a);  // a's errors first
+  const debug::Dump dump_b = debug::read_dump(b);
+  return compare(dump_a, dump_b, a, b, options);
 }
 
 Comparison compare_runs(const Model& model, const NamedArrays& inputs, const std::string& against,
@@ -78,8 +84,7 @@ Comparison compare_runs(const Model& model, const NamedArrays& inputs, const std
     b = debug::read_dump(other.path);
   } else {
     // The second session: the same graph and inputs, the options `against` changes.
-    const runtime::SessionOptions options =
-        debug::against_options(other, api::session_options(session));
+    const runtime::SessionOptions options = debug::against_options(other, first.impl().options);
     runtime::Session second(first.impl().graph, first.impl().specs(), options);
     b = debug::record_run(second, Session::Impl::pointers(ordered), sha);
   }

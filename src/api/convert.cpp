@@ -45,6 +45,12 @@ runtime::SessionOptions session_options(const SessionOptions& o) {
   options.fast_kernels = o.fast_kernels;
   options.layout = kernels::parse_layout_policy(o.layout);
   options.timeout_seconds = o.timeout_seconds;
+  if ((o.fast_run || !o.algo_cache.empty()) && !o.fast_kernels)
+    fail("fast_run and algo_cache choose among fast kernels; they need fast_kernels");
+  options.fast_run = o.fast_run;
+  if (!o.algo_cache.empty())
+    options.algo_cache = std::make_shared<runtime::AlgoCache>(o.algo_cache, o.warn);
+  options.progress = o.progress;
   return options;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "runtime/input_binding.h"
 #include "runtime/session.h"
 #include "strata/model.h"
 #include "strata/session.h"
@@ -20,6 +21,8 @@ Tensor to_tensor(const Array& array);
 Array to_array(const Tensor& tensor, const std::string& what);
 // The value's declared dtype and shape.
 ValueInfo value_info(const ir::Value& value);
+// The runtime's binding of `options` (src/api/session.cpp).
+runtime::BindOptions bind_options(const InputOptions& options);
 // Fails as the command line does for a bad --layout, --max-memory and the like.
 runtime::SessionOptions session_options(const SessionOptions& options);
 

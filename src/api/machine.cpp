@@ -20,6 +20,7 @@ MachinePeaks machine_peaks(int threads, const MachineOptions& options) {
   cache.path = options.cache_path;
   cache.refresh = options.refresh;
   cache.warn = options.warn;
+  cache.progress = options.progress;
   const profiler::MachineInfo m = profiler::machine_peaks(threads, cache);
   MachinePeaks out;
   out.gflops = m.peak_gflops;

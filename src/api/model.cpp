@@ -5,6 +5,7 @@
 
 #include "api/convert.h"
 #include "api/model_impl.h"
+#include "report/progress.h"
 #include "runtime/timing.h"
 
 namespace strata {
@@ -17,12 +18,15 @@ std::string ValueInfo::type_string() const {
   return fmt::format("{}[{}]", dtype_name(dtype), fmt::join(parts, ","));
 }
 
-Model Model::load(const std::string& path) {
+Model Model::load(const std::string& path, const ProgressFn& progress) {
   auto impl = std::make_shared<Impl>();
   impl->path = path;
-  const auto t0 = std::chrono::steady_clock::now();
-  impl->loaded = runtime::load_model(path);
-  impl->load_ms = runtime::elapsed_ms(t0);
+  {
+    const report::ProgressTicker ticker(progress, "load");
+    const auto t0 = std::chrono::steady_clock::now();
+    impl->loaded = runtime::load_model(path);
+    impl->load_ms = runtime::elapsed_ms(t0);
+  }
   const ir::Graph& graph = impl->loaded.graph;
   for (ir::ValueId id : graph.inputs)
     impl->inputs.push_back(api::value_info(graph.values[size_t(id)]));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "api/profile_impl.h"
 #include "api/session_impl.h"
 #include "core/error.h"
 #include "profiler/machine.h"
@@ -18,54 +19,67 @@
 
 namespace strata {
 
-struct Profile::Impl {
-  profiler::Profile profile;
-};
-
 namespace {
 std::string joined(const std::vector<std::string>& parts) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 }  // namespace
 
-Profile profile(const Model& model, const NamedArrays& inputs, const ProfileOptions& options) {
+Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
+                const ProfileOptions& options) {
   if (options.iterations < 1) fail("iterations must be at least 1, not {}", options.iterations);
   if (options.warmup < 0) fail("warmup must not be negative, not {}", options.warmup);
   if (options.isolate_repeats < 1)
     fail("isolate_repeats must be at least 1, not {}", options.isolate_repeats);
-  Session session(model, inputs, options.session);
+  if (options.duration_seconds < 0) fail("duration_seconds must not be negative");
+  if (input_sets.empty()) fail("profile needs at least one input set");
   Session::Impl& s = session.impl();
-  const int threads = options.session.threads;
+  const int threads = s.options.threads;
   profiler::MachineInfo machine;
   if (options.roofline) {
-    machine = profiler::machine_peaks(threads);
+    profiler::MachineCacheOptions cache;
+    cache.warn = options.warn;
+    cache.progress = options.progress;
+    machine = profiler::machine_peaks(threads, cache);
   } else {
     machine.cpu = profiler::cpu_model();
     machine.logical_cpus = profiler::logical_cpus();
   }
-  const std::vector<Tensor> ordered = s.order(inputs, true);
+  std::vector<std::vector<Tensor>> ordered;
+  for (const NamedArrays& set : input_sets) ordered.push_back(s.order(set, true));
+  std::vector<std::vector<const Tensor*>> pointers;
+  for (const std::vector<Tensor>& set : ordered) pointers.push_back(Session::Impl::pointers(set));
   profiler::ProfileRunOptions run;
   run.warmup = options.warmup;
   run.iterations = options.iterations;
+  run.duration_seconds = options.duration_seconds;
   run.isolate = options.isolate;
   run.isolate_repeats = options.isolate_repeats;
+  run.progress = options.progress;
   auto impl = std::make_shared<Profile::Impl>();
   profiler::Profile& p = impl->profile;
-  p = profiler::profile_session(*s.session, Session::Impl::pointers(ordered), run);
-  profiler::stamp_profile(p, model.path());
+  p = profiler::profile_session(*s.session, pointers, run);
+  profiler::stamp_profile(p, s.model_path);
   p.machine = machine;
   p.threads = threads;
-  p.options = fmt::format("(API) warmup {} iterations {} threads {} layout {}{}{}", run.warmup,
-                          run.iterations, threads, options.session.layout,
-                          options.session.optimize ? "" : " no-optimize",
-                          options.session.fast_kernels ? "" : " reference-kernels");
+  p.options = !options.record.empty()
+                  ? options.record
+                  : fmt::format("(API) warmup {} iterations {} threads {} layout {}{}{}",
+                                run.warmup, run.iterations, threads, options.session.layout,
+                                options.session.optimize ? "" : " no-optimize",
+                                options.session.fast_kernels ? "" : " reference-kernels");
   p.load_ms = s.load_ms;
   p.prepare_ms = s.prepare_ms;
   p.arena_bytes = s.session->stats().arena_bytes;
   std::vector<std::vector<int64_t>> shapes;
-  for (const Tensor& t : ordered) shapes.push_back(t.shape());
+  for (const Tensor& t : ordered[0]) shapes.push_back(t.shape());
   report::join_static_analysis(p, s.session->graph(), shapes);
   return Profile(std::move(impl));
+}
+
+Profile profile(const Model& model, const NamedArrays& inputs, const ProfileOptions& options) {
+  Session session(model, inputs, options.session);
+  return profile(session, {inputs}, options);
 }
 
 Profile Profile::load(const std::string& path) {

@@ -6,28 +6,73 @@
 #include "api/convert.h"
 #include "api/model_impl.h"
 #include "api/session_impl.h"
+#include "debug/finite.h"
+#include "debug/test_case.h"
 #include "passes/optimize.h"
 #include "passes/specialize_inputs.h"
+#include "report/progress.h"
 #include "runtime/input_binding.h"
+#include "runtime/input_folder.h"
 #include "runtime/timing.h"
 
 namespace strata {
 
-NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
+namespace api {
+runtime::BindOptions bind_options(const InputOptions& options) {
   runtime::BindOptions bind;
   for (const std::string& s : options.sources) bind.inputs.push_back(runtime::parse_input_arg(s));
   bind.shapes = options.shapes;
   bind.dims = options.dims;
   bind.seed = options.seed;
   for (const auto& [name, array] : options.arrays) bind.values[name] = api::to_tensor(array);
+  return bind;
+}
+}  // namespace api
+
+NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
+  const runtime::BindOptions bind = api::bind_options(options);
+  if (runtime::has_input_folder(bind))
+    fail(
+        "--input: a folder of inputs is for strata run and strata profile (one file per "
+        "inference); give a file");
+  runtime::expand_input_folders(bind);  // names a source that does not exist
   const ir::Graph& graph = model.impl().loaded.graph;
   std::vector<runtime::BoundInput> bound = runtime::bind_inputs(graph, bind);
   NamedArrays named;
   for (size_t i = 0; i < bound.size(); ++i) {
     const std::string& name = graph.values[size_t(graph.inputs[i])].name;
-    named.push_back({name, api::to_array(bound[i].tensor, "input '" + name + "'")});
+    named.push_back(
+        {name, api::to_array(bound[i].tensor, "input '" + name + "'"), bound[i].origin});
   }
+  if (options.warn)
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (runtime::contains_nan(bound[i].tensor))
+        options.warn(fmt::format("input '{}' contains NaN", named[i].name));
   return named;
+}
+
+std::vector<NamedArrays> bind_input_sets(const Model& model, const InputOptions& options) {
+  const runtime::BindOptions bind = api::bind_options(options);
+  const ir::Graph& graph = model.impl().loaded.graph;
+  if (!runtime::has_input_folder(bind)) return {bind_inputs(model, options)};
+  std::vector<NamedArrays> sets;
+  for (const std::vector<runtime::BoundInput>& set : runtime::bind_input_sets(graph, bind)) {
+    NamedArrays named;
+    for (size_t i = 0; i < set.size(); ++i) {
+      const std::string& name = graph.values[size_t(graph.inputs[i])].name;
+      named.push_back({name, api::to_array(set[i].tensor, "input '" + name + "'"), set[i].origin});
+    }
+    sets.push_back(std::move(named));
+  }
+  if (options.warn)
+    for (const NamedArray& n : sets[0])
+      if (runtime::contains_nan(api::to_tensor(n.array)))
+        options.warn(fmt::format("input '{}' contains NaN", n.name));
+  return sets;
+}
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& what) {
+  return runtime::parse_shape(text, what);
 }
 
 std::vector<Tensor> Session::Impl::order(const NamedArrays& inputs, bool check) const {
@@ -73,9 +118,11 @@ Session::Session(const Model& model, const NamedArrays& inputs, const SessionOpt
   s.graph = model.impl().loaded.graph;
   for (ir::ValueId id : s.graph.inputs) s.input_names.push_back(s.graph.values[size_t(id)].name);
   s.prepared = s.order(inputs, false);
-  const runtime::SessionOptions runtime_options = api::session_options(options);
+  s.options = api::session_options(options);
+  const runtime::SessionOptions& runtime_options = s.options;
   const auto t0 = std::chrono::steady_clock::now();
   if (options.optimize) {
+    const report::ProgressTicker ticker(options.progress, "optimize");
     std::vector<std::vector<int64_t>> shapes;
     for (const Tensor& t : s.prepared) shapes.push_back(t.shape());
     passes::specialize_inputs(s.graph, shapes);
@@ -117,6 +164,33 @@ int64_t Session::arena_bytes() const {
 }
 double Session::prepare_ms() const {
   return impl_->prepare_ms;
+}
+
+Session::Packed Session::pack(const std::string& dir, const NamedArrays& inputs) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  runtime::Session& session = *impl_->session;
+  session.run(Impl::pointers(ordered));
+  std::vector<const Tensor*> outputs;
+  for (size_t i = 0; i < session.num_outputs(); ++i) outputs.push_back(&session.output(i));
+  const ir::Graph& graph = session.graph();
+  debug::write_test_case(dir, impl_->model_path, graph, ordered, outputs);
+  const auto type = [](const Tensor& t) {
+    return fmt::format("{}{}", dtype_name(t.dtype()), t.shape_str());
+  };
+  Packed packed;
+  for (size_t i = 0; i < ordered.size(); ++i)
+    packed.inputs.push_back({fmt::format("input_{}.pb", i),
+                             graph.values[size_t(graph.inputs[i])].name, type(ordered[i])});
+  for (size_t i = 0; i < outputs.size(); ++i)
+    packed.outputs.push_back({fmt::format("output_{}.pb", i),
+                              graph.values[size_t(graph.outputs[i])].name, type(*outputs[i])});
+  return packed;
+}
+
+std::string Session::first_non_finite(const NamedArrays& inputs) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  const auto bad = debug::find_non_finite(*impl_->session, Impl::pointers(ordered));
+  return bad ? debug::describe(*bad) : "";
 }
 
 NamedArrays run(const Model& model, const InputOptions& inputs, const SessionOptions& options) {

@@ -19,6 +19,7 @@ struct Session::Impl {
   std::vector<std::string> input_names;       // graph order
   std::vector<Tensor> prepared;               // inputs as given at prepare (dtypes and shapes)
   double load_ms = 0, prepare_ms = 0;
+  runtime::SessionOptions options;  // as prepared (its algo cache shared with other sessions)
 
   // `inputs` by name in graph order, checked against the prepared dtypes and shapes when
   // `check` is set.

@@ -3,13 +3,4 @@
 // draws it (report/progress.h). Empty: nobody listens.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-
-namespace strata {
-
-// `phase` names the work ("load", "prepare", "fast-run", "warm-up", "iterations", "isolation");
-// `done` of `total` units are finished (total 0: unknown, only the count is shown).
-using ProgressFn = std::function<void(const char* phase, int64_t done, int64_t total)>;
-
-}  // namespace strata
+#include "strata/progress.h"  // ProgressFn: part of the public API

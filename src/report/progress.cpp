@@ -74,15 +74,19 @@ ProgressFn ProgressLine::callback() {
   return [this](const char* phase, int64_t done, int64_t total) { update(phase, done, total); };
 }
 
-ProgressTicker::ProgressTicker(ProgressLine& line, const char* phase) : line_(line), phase_(phase) {
-  if (!line_.enabled()) return;
-  line_.update(phase, 0, 0);
+ProgressTicker::ProgressTicker(ProgressLine& line, const char* phase)
+    : ProgressTicker(line.callback(), phase) {}
+
+ProgressTicker::ProgressTicker(ProgressFn progress, const char* phase)
+    : progress_(std::move(progress)), phase_(phase) {
+  if (!progress_) return;
+  progress_(phase, 0, 0);
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock,
                            std::chrono::milliseconds(1000 / ProgressLine::kMaxRedrawsPerSecond),
                            [this] { return stop_; }))
-      line_.update(phase_.c_str(), 0, 0);
+      progress_(phase_.c_str(), 0, 0);
   });
 }
 
@@ -105,3 +109,21 @@ ProgressLine& stderr_progress() {
 }
 
 }  // namespace strata::report
+
+namespace strata {
+
+ProgressFn terminal_progress() {
+  return report::stderr_progress().callback();
+}
+
+void clear_terminal_progress() {
+  report::stderr_progress().clear();
+}
+
+void print_warning(const std::string& text) {
+  report::stderr_progress().hide();  // the warning goes above the progress line
+  fmt::print(stderr, "{} {}\n", report::warning_style("strata: warning:", report::use_colour(2)),
+             text);
+}
+
+}  // namespace strata

@@ -57,16 +57,17 @@ class ProgressLine {
 
 // For work that cannot say how far it has come (loading a model): shows `phase` with its elapsed
 // time, redrawn from a thread of its own until destroyed. Only around untimed work: the thread
-// wakes several times a second. Does nothing when the line is disabled.
+// wakes several times a second. Does nothing when the line is disabled (or `progress` is empty).
 class ProgressTicker {
  public:
   ProgressTicker(ProgressLine& line, const char* phase);
+  ProgressTicker(ProgressFn progress, const char* phase);
   ~ProgressTicker();
   ProgressTicker(const ProgressTicker&) = delete;
   ProgressTicker& operator=(const ProgressTicker&) = delete;
 
  private:
-  ProgressLine& line_;
+  ProgressFn progress_;
   std::string phase_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -65,21 +65,6 @@ std::string column_key(const Column& column) {
   return column.key.empty() ? column_key(column.header) : column.key;
 }
 
-void check_column_names(const std::vector<std::string>& names,
-                        const std::vector<std::vector<Column>>& tables) {
-  std::vector<std::string> known;
-  for (const std::vector<Column>& columns : tables)
-    for (const Column& c : columns)
-      if (std::find(known.begin(), known.end(), column_key(c)) == known.end())
-        known.push_back(column_key(c));
-  for (const std::string& name : names)
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail("--columns: no table has a column '{}' (the columns are {})", name, list);
-    }
-}
-
 std::string shorten_middle(const std::string& text, size_t width) {
   const size_t w = text_width(text);
   if (w <= width) return text;
@@ -210,6 +195,21 @@ std::string Table::render(const FitOptions& fit) const {
          wrap_text(fmt::format("{} column{} not shown to fit {} columns: {}; {}", f.dropped.size(),
                                f.dropped.size() == 1 ? "" : "s", fit.width, names, fit.hint),
                    fit.width, "  ");
+}
+
+void check_column_names(const std::vector<std::string>& names,
+                        const std::vector<std::vector<Column>>& tables) {
+  std::vector<std::string> known;
+  for (const std::vector<Column>& columns : tables)
+    for (const Column& c : columns)
+      if (std::find(known.begin(), known.end(), report::column_key(c)) == known.end())
+        known.push_back(report::column_key(c));
+  for (const std::string& name : names)
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      fail("--columns: no table has a column '{}' (the columns are {})", name, list);
+    }
 }
 
 }  // namespace strata

@@ -40,9 +40,8 @@ std::string column_key(const std::string& header);
 // The --columns name of `column`: its key, else column_key of its header.
 std::string column_key(const Column& column);
 
-// Fails (exit 2) naming a --columns name that none of `tables` has, with the names there are.
-void check_column_names(const std::vector<std::string>& names,
-                        const std::vector<std::vector<Column>>& tables);
+// Fails (exit 2) naming a --columns name that none of `tables` has (public: strata/table.h).
+using strata::check_column_names;
 
 // `text` cut to `width` code points by replacing its middle with "…", keeping more of the end
 // (a node's own name) than of the start: "/encoder/…/attention/MatMul_3".

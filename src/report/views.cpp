@@ -22,13 +22,6 @@ const char* order_by_name(OrderBy order) {
 
 namespace strata::report {
 
-FitOptions fit_options(const ViewOptions& options) {
-  FitOptions fit;
-  fit.width = options.wide ? 0 : options.width;
-  fit.columns = options.columns;
-  return fit;
-}
-
 void check_column_names(const std::vector<std::string>& names) {
   check_column_names(names, {node_columns(true), type_columns(), scope_columns()});
 }
@@ -48,3 +41,18 @@ std::string render_views(const profiler::Profile& profile, const ViewOptions& op
 }
 
 }  // namespace strata::report
+
+namespace strata {
+
+void check_view_columns(const std::vector<std::string>& columns) {
+  report::check_column_names(columns);
+}
+
+FitOptions fit_options(const ViewOptions& options) {
+  FitOptions fit;
+  fit.width = options.wide ? 0 : options.width;
+  fit.columns = options.columns;
+  return fit;
+}
+
+}  // namespace strata

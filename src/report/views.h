@@ -42,8 +42,8 @@ std::vector<Column> type_columns();
 std::vector<Column> scope_columns();
 // Fails (exit 2) naming a --columns name that no table has, with the names there are.
 void check_column_names(const std::vector<std::string>& names);
-// The table fitting of `options` (width unless wide, columns).
-FitOptions fit_options(const ViewOptions& options);
+// The table fitting of `options` (width unless wide, columns); public (strata/views.h).
+using strata::fit_options;
 
 std::string render_node_table(const profiler::Profile& profile, const ViewOptions& options);
 std::string render_type_table(const profiler::Profile& profile, const ViewOptions& options);

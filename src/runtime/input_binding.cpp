@@ -1,6 +1,7 @@
 #include "runtime/input_binding.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <regex>
@@ -207,6 +208,14 @@ std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& o
     bound.push_back(std::move(b));
   }
   return bound;
+}
+
+bool contains_nan(const Tensor& t) {
+  bool found = false;
+  visit_float(t.dtype(), [&]<class T>(Type<T>) {
+    for (int64_t i = 0; i < t.numel() && !found; ++i) found = std::isnan(float(t.data<T>()[i]));
+  });
+  return found;
 }
 
 }  // namespace strata::runtime

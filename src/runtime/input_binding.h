@@ -44,6 +44,9 @@ struct BoundInput {
 // dynamic dim with no value.
 std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& options);
 
+// True when a floating-point tensor holds a NaN (bound inputs are warned about).
+bool contains_nan(const Tensor& t);
+
 // Reads one tensor file by its extension, converting JSON to `dtype`.
 Tensor read_tensor_file(const std::string& path, DType dtype);
 

@@ -66,4 +66,33 @@ std::vector<BindOptions> expand_input_folders(const BindOptions& options) {
   return out;
 }
 
+std::vector<std::vector<BoundInput>> bind_input_sets(const ir::Graph& graph,
+                                                     const BindOptions& options) {
+  const std::vector<BindOptions> sets = expand_input_folders(options);
+  std::vector<std::vector<BoundInput>> bound;
+  for (size_t k = 0; k < sets.size(); ++k) {
+    bound.push_back(bind_inputs(graph, sets[k]));
+    if (k == 0) continue;
+    for (size_t i = 0; i < bound[k].size(); ++i) {
+      const Tensor& first = bound[0][i].tensor;
+      const Tensor& t = bound[k][i].tensor;
+      if (t.dtype() != first.dtype() || t.shape() != first.shape())
+        fail(
+            "--input: {} gives input '{}' {}{}, but {} gave {}{} (every file of a folder must "
+            "have one type and shape)",
+            bound[k][i].origin, graph.values[size_t(graph.inputs[i])].name, dtype_name(t.dtype()),
+            t.shape_str(), bound[0][i].origin, dtype_name(first.dtype()), first.shape_str());
+    }
+  }
+  // Name the folders, not their first files.
+  for (size_t a = 0; a < options.inputs.size(); ++a) {
+    const std::string& dir = options.inputs[a].source;
+    if (sets[0].inputs[a].source == dir) continue;  // not a folder
+    for (BoundInput& b : bound[0])
+      if (b.origin == sets[0].inputs[a].source)
+        b.origin = fmt::format("{} ({} files, round-robin)", dir, input_folder_files(dir).size());
+  }
+  return bound;
+}
+
 }  // namespace strata::runtime

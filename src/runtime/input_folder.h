@@ -21,4 +21,10 @@ std::vector<BindOptions> expand_input_folders(const BindOptions& options);
 // True when some --input argument of `options` names a folder.
 bool has_input_folder(const BindOptions& options);
 
+// Every input set of expand_input_folders bound (graph order); the origins of the first set name
+// the folders ("imgs (12 files, round-robin)"). Fails naming the file when a set's input differs
+// in dtype or shape from the first set's.
+std::vector<std::vector<BoundInput>> bind_input_sets(const ir::Graph& graph,
+                                                     const BindOptions& options);
+
 }  // namespace strata::runtime

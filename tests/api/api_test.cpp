@@ -5,22 +5,12 @@
 #include <cstring>
 #include <string>
 
+#include "api/error_of.h"
+
 namespace strata {
 namespace {
 
 const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadInput);
-    return e.what();
-  }
-  ADD_FAILURE() << "no strata::Error thrown";
-  return "";
-}
 
 TEST(PublicApi, ModelDescribesItsInputsAndOutputs) {
   const Model model = Model::load(kTiny);

@@ -2,16 +2,16 @@
 // kept symbolic (formulas). The analysis itself lives in src/analyzer; the views in src/report.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <fstream>
 #include <memory>
-#include <optional>
 
 #include "command.h"
 #include "command_output.h"
-#include "model_binding.h"
 #include "model_options.h"
-#include "strata_internal.h"
+#include "strata/analysis.h"
+#include "strata/files.h"
+#include "strata/progress.h"
+#include "strata/strata.h"
+#include "strata/views.h"
 
 namespace strata::cli {
 
@@ -30,65 +30,49 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> columns;
 };
 
-analyzer::AnalyzeOptions analyze_options(const ModelOptions& o) {
-  analyzer::AnalyzeOptions options;
+AnalysisOptions analysis_options(const ModelOptions& o) {
+  AnalysisOptions options;
   for (const std::string& s : o.shapes) {
     auto [name, dims] = split_assignment(s, "--shape");
-    options.input_shapes[name] = analyzer::parse_symbolic_shape(dims, "--shape " + name);
+    options.shapes[name] = dims;
   }
-  ModelOptions dims_only;  // --dim is parsed like `strata run` does; --shape above allows names
-  dims_only.dims = o.dims;
-  for (const auto& [name, size] : bind_options(dims_only).dims) options.dims[name] = size;
+  options.shape_option = "--shape";
+  options.dims = parse_dims(o.dims);  // as `strata run` reads --dim; --shape above allows names
   return options;
 }
 
 int execute_analyze(const AnalyzeCommandOptions& cmd) {
-  std::vector<std::string> warnings;
-  const WarningSink warn = print_warnings(&warnings);
   for (const std::string& path : {cmd.json_path, cmd.html_path})
-    if (!path.empty()) io::check_writable(path);  // before the work, not after
-  const analyzer::AnalyzeOptions options = analyze_options(cmd.model);
+    if (!path.empty()) check_writable(path);  // before the work, not after
+  AnalysisOptions options = analysis_options(cmd.model);
+  options.warn = print_warnings();
+  options.progress = terminal_progress();
+  const Analysis a = analyze(cmd.model.model, options);
+  clear_terminal_progress();
 
-  std::optional<report::ProgressTicker> ticker(std::in_place, report::stderr_progress(), "load");
-  auto t0 = std::chrono::steady_clock::now();
-  onnx_import::LoadResult loaded =
-      onnx_import::load_model(cmd.model.model, {.read_weights = false});
-  const double load_ms = runtime::elapsed_ms(t0);
-  ticker.reset();
-  for (const std::string& w : loaded.warnings) warn(w);
-  const ir::Graph& graph = loaded.graph;
-
-  ticker.emplace(report::stderr_progress(), "analysis");
-  t0 = std::chrono::steady_clock::now();
-  const analyzer::Analysis a = analyzer::analyze(graph, options);
-  const double analysis_ms = runtime::elapsed_ms(t0);
-  ticker.reset();
-  report::stderr_progress().clear();
-  for (const std::string& w : a.warnings) warn(w);
-
-  fmt::print("strata {} analyze: {}\n", kVersion, cmd.model.model);
-  fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", graph.ir_version, graph.opset,
-             graph.nodes.size(),
-             graph.producer_name.empty()
+  const AnalysisAbout& about = a.about();
+  fmt::print("strata {} analyze: {}\n", version(), cmd.model.model);
+  fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", about.ir_version, about.opset,
+             about.nodes,
+             about.producer_name.empty()
                  ? ""
-                 : fmt::format(", from {} {}", graph.producer_name, graph.producer_version));
-  fmt::print("{:<11}{:.2f} ms (weights not read)\n", "load", load_ms);
+                 : fmt::format(", from {} {}", about.producer_name, about.producer_version));
+  fmt::print("{:<11}{:.2f} ms (weights not read)\n", "load", about.load_ms);
   fmt::print("{:<11}{:.2f} ms ({} evaluation{} of the graph's shape and cost rules)\n", "analysis",
-             analysis_ms, a.evaluations, a.evaluations == 1 ? "" : "s");
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const ir::Value& v = graph.values[size_t(graph.inputs[i])];
-    fmt::print("{:<11}{}: {}{}\n", i == 0 ? "inputs" : "", v.name, dtype_name(v.dtype),
-               a.input_shapes[i].str());
-  }
-  for (size_t s = 0; s < a.symbols.size(); ++s)
-    fmt::print("{:<11}{}{}\n", s == 0 ? "symbols" : "", a.symbols[s],
-               a.sizes[s] ? fmt::format(" = {}", *a.sizes[s]) : " (no size: formulas)");
+             about.analysis_ms, about.evaluations, about.evaluations == 1 ? "" : "s");
+  for (size_t i = 0; i < about.inputs.size(); ++i)
+    fmt::print("{:<11}{}: {}\n", i == 0 ? "inputs" : "", about.inputs[i].name,
+               about.inputs[i].type);
+  for (size_t s = 0; s < about.symbols.size(); ++s)
+    fmt::print("{:<11}{}{}\n", s == 0 ? "symbols" : "", about.symbols[s].name,
+               about.symbols[s].size ? fmt::format(" = {}", *about.symbols[s].size)
+                                     : " (no size: formulas)");
 
-  report::AnalysisViewOptions view;
+  AnalysisViewOptions view;
   view.macs = cmd.macs;
   view.training = cmd.training;
   view.depth = cmd.depth;
-  view.fit.width = cmd.wide ? 0 : report::terminal_width(1);  // files and pipes: every column
+  view.fit.width = cmd.wide ? 0 : terminal_width(1);  // files and pipes: every column
   view.fit.columns = cmd.columns;
   if (!cmd.by.empty()) {
     view.by_type = view.by_scope = view.by_node = false;
@@ -98,25 +82,11 @@ int execute_analyze(const AnalyzeCommandOptions& cmd) {
       view.by_node |= b == "node";
     }
   }
-  fmt::print("\n{}", report::render_analysis_totals(a, view));
-  fmt::print("{}", report::render_analysis_tables(graph, a, view));
+  fmt::print("\n{}", a.render(view));
 
-  if (!cmd.json_path.empty()) {
-    nlohmann::json report = report::analysis_json(graph, a);
-    report["strata_version"] = kVersion;
-    report["model"] = cmd.model.model;
-    report["load_ms"] = load_ms;
-    report["analysis_ms"] = analysis_ms;
-    report["warnings"] = warnings;
-    io::write_file(cmd.json_path, report.dump(2) + "\n");
-  }
+  if (!cmd.json_path.empty()) a.save_json(cmd.json_path);
   if (!cmd.html_path.empty()) {
-    const nlohmann::json about = {{"strata_version", kVersion},
-                                  {"model", cmd.model.model},
-                                  {"load_ms", load_ms},
-                                  {"analysis_ms", analysis_ms}};
-    report::write_html(cmd.html_path, "strata analyze: " + cmd.model.model,
-                       report::analysis_page_data(graph, a, about));
+    a.save_html(cmd.html_path);
     fmt::print("\nreport written to {} (open it in a browser)\n", cmd.html_path);
   }
   return 0;

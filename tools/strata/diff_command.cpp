@@ -4,29 +4,33 @@
 #include <memory>
 
 #include "command.h"
-#include "strata_internal.h"
+#include "strata/diff.h"
+#include "strata/files.h"
+#include "strata/profile.h"
 #include "view_cli.h"
 
 namespace strata::cli {
 
 namespace {
 
-struct DiffOptions {
+struct DiffCommandOptions {
   std::string path_a, path_b;
   std::string html_path;
-  report::ViewOptions view;
-  report::BootstrapOptions bootstrap;
+  ViewOptions view;
+  DiffOptions bootstrap;
 };
 
-int execute_diff(const DiffOptions& cmd) {
-  if (!cmd.html_path.empty()) io::check_writable(cmd.html_path);
-  const profiler::Profile a = report::read_profile(cmd.path_a);
-  const profiler::Profile b = report::read_profile(cmd.path_b);
-  const report::ProfileDiff diff = report::diff_profiles(a, b, cmd.bootstrap);
-  fmt::print("{}", report::render_diff(diff, cmd.path_a, cmd.path_b, cmd.view));
+int execute_diff(const DiffCommandOptions& cmd) {
+  if (!cmd.html_path.empty()) check_writable(cmd.html_path);
+  DiffOptions options = cmd.bootstrap;
+  options.label_a = cmd.path_a;
+  options.label_b = cmd.path_b;
+  const Profile a = Profile::load(cmd.path_a);  // A's errors first
+  const Profile b = Profile::load(cmd.path_b);
+  const ProfileDiff diff = diff_profiles(a, b, options);
+  fmt::print("{}", diff.render(cmd.view));
   if (!cmd.html_path.empty()) {
-    report::write_html(cmd.html_path, "strata diff",
-                       report::diff_page_data(diff, cmd.path_a, cmd.path_b));
+    diff.save_html(cmd.html_path);
     fmt::print("\nreport written to {} (open it in a browser)\n", cmd.html_path);
   }
   return 0;
@@ -35,7 +39,7 @@ int execute_diff(const DiffOptions& cmd) {
 }  // namespace
 
 Command add_diff_command(CLI::App& app) {
-  auto cmd = std::make_shared<DiffOptions>();
+  auto cmd = std::make_shared<DiffCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "diff", "compare two saved profiles: whole run, per node and per op type, with significance");
   sub->add_option("a", cmd->path_a, "baseline profile (strata profile -o)")->required();

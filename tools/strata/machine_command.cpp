@@ -6,61 +6,67 @@
 
 #include "command.h"
 #include "command_output.h"
-#include "strata_internal.h"
+#include "strata/machine.h"
+#include "strata/progress.h"
+#include "strata/table.h"
+#include "strata/views.h"
 #include "view_cli.h"
 
 namespace strata::cli {
 
 namespace {
 
-struct MachineOptions {
+struct MachineCommandOptions {
   int threads = 0;  // 0: every count up to the logical CPUs
   bool refresh = false;
   std::string cache_path;
-  report::ViewOptions view;  // --columns, --wide
+  ViewOptions view;  // --columns, --wide
 };
 
-int execute_machine(const MachineOptions& cmd) {
-  profiler::MachineCacheOptions cache;
-  cache.path = cmd.cache_path.empty() ? profiler::default_machine_cache_path() : cmd.cache_path;
+std::string one_decimal(double value) {
+  return fmt::format("{:.1f}", value);
+}
+
+int execute_machine(const MachineCommandOptions& cmd) {
+  MachineOptions cache;
+  cache.cache_path = cmd.cache_path.empty() ? default_machine_cache_path() : cmd.cache_path;
   cache.refresh = cmd.refresh;
   cache.warn = print_warnings();
-  const int max_threads = cmd.threads > 0 ? cmd.threads : profiler::logical_cpus();
-  fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", profiler::cpu_model(), profiler::logical_cpus());
-  fmt::print("{:<12}{}\n", "cache", cache.path);
+  const int max_threads = cmd.threads > 0 ? cmd.threads : logical_cpus();
+  fmt::print("{:<12}{}, {} logical CPUs\n", "cpu", cpu_model(), logical_cpus());
+  fmt::print("{:<12}{}\n", "cache", cache.cache_path);
   // Narrow terminals keep the peaks and drop the derived balance and the ISAs first.
-  const std::vector<report::Column> columns = {{"threads"},
-                                               {"GFLOP/s FP32"},
-                                               {"GOP/s int8", report::Align::kRight, 1},
-                                               {"GB/s triad"},
-                                               {"balance FLOP/B", report::Align::kRight, 3},
-                                               {"isa", report::Align::kLeft, 2},
-                                               {"source", report::Align::kLeft, 1}};
-  report::check_column_names(cmd.view.columns, {columns});
-  report::Table table(columns);
-  report::ProgressLine& progress = report::stderr_progress();
+  const std::vector<Column> columns = {{"threads"},
+                                       {"GFLOP/s FP32"},
+                                       {"GOP/s int8", Align::kRight, 1},
+                                       {"GB/s triad"},
+                                       {"balance FLOP/B", Align::kRight, 3},
+                                       {"isa", Align::kLeft, 2},
+                                       {"source", Align::kLeft, 1}};
+  check_column_names(cmd.view.columns, {columns});
+  Table table(columns);
+  const ProgressFn line = terminal_progress();
   for (int t = 1; t <= max_threads; ++t) {
     // One line over every thread count: measurement k of thread count t is step 3(t-1)+k.
-    if (progress.enabled())
-      cache.progress = [&progress, t, max_threads](const char* phase, int64_t done, int64_t) {
-        progress.update(phase, 3 * (t - 1) + done, 3 * int64_t(max_threads));
+    if (line)
+      cache.progress = [&line, t, max_threads](const char* phase, int64_t done, int64_t) {
+        line(phase, 3 * (t - 1) + done, 3 * int64_t(max_threads));
       };
-    const profiler::MachineInfo m = profiler::machine_peaks(t, cache);
-    table.add_row({fmt::format("{}", t), report::fixed(m.peak_gflops, 1),
-                   report::fixed(m.peak_int8_gops, 1), report::fixed(m.peak_gbps, 1),
-                   report::fixed(m.peak_gflops / m.peak_gbps, 1),
+    const MachinePeaks m = machine_peaks(t, cache);
+    table.add_row({fmt::format("{}", t), one_decimal(m.gflops), one_decimal(m.int8_gops),
+                   one_decimal(m.gbps), one_decimal(m.gflops / m.gbps),
                    (m.isa.empty() ? "-" : m.isa) + ", " + (m.int8_isa.empty() ? "-" : m.int8_isa),
-                   m.peaks_source == "measured" ? "measured" : "cache"});
+                   m.measured ? "measured" : "cache"});
   }
-  progress.clear();
-  fmt::print("{}", table.render(report::fit_options(cmd.view)));
+  clear_terminal_progress();
+  fmt::print("{}", table.render(fit_options(cmd.view)));
   return 0;
 }
 
 }  // namespace
 
 Command add_machine_command(CLI::App& app) {
-  auto cmd = std::make_shared<MachineOptions>();
+  auto cmd = std::make_shared<MachineCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "machine",
       "measure this machine's peak FP32 FLOP/s, int8 OP/s and memory bandwidth (cached)");

@@ -1,4 +1,4 @@
-// What the commands that run a model (run, profile, compare, pack) make of the model options: the
+// What `strata run` makes of the model options: the
 // runtime's binding and session options, the loaded model with its inputs. These use the library's
 // internal headers (docs/api.md lists the commands that still do).
 #pragma once

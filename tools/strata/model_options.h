@@ -1,6 +1,8 @@
 // Options shared by the commands that load a model and bind its inputs (run, profile, analyze).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
@@ -8,6 +10,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "strata/errors.h"
+#include "strata/session.h"
 
 namespace strata::cli {
 
@@ -39,6 +44,15 @@ enum ModelOptionGroups : unsigned {
 
 void add_model_options(CLI::App* sub, ModelOptions& options, unsigned groups = kAllModelOptions);
 
+// --rtol and --atol, for comparisons of values; `what` says which values ("each value").
+void add_tolerance_options(CLI::App* sub, double& rtol, double& atol, const std::string& what);
+
+// A bad option or combination of options: strata::Error with exit code 2.
+template <class... Args>
+[[noreturn]] void bad_option(fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(ErrorCode::kBadInput, fmt::format(format, std::forward<Args>(args)...));
+}
+
 // "name=value" split at the first '='; fails naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option);
 
@@ -47,5 +61,14 @@ std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& dims);
 
 // "8G", "512M", "1024" → bytes; fails naming `option`.
 int64_t parse_bytes(const std::string& text, const char* option);
+
+using Warn = std::function<void(const std::string&)>;
+
+// --input, --shape, --dim and --seed as the API's input options; `warn` gets each input's NaN.
+InputOptions to_input_options(const ModelOptions& options, const Warn& warn);
+// --threads, --max-memory, --layout, --no-optimize, --reference-kernels, --fast-run,
+// --algo-cache and --timeout as the API's session options, with the terminal's progress line;
+// an algo cache that does not exist yet is warned about.
+SessionOptions to_session_options(const ModelOptions& options, const Warn& warn);
 
 }  // namespace strata::cli

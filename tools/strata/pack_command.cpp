@@ -6,10 +6,10 @@
 
 #include "command.h"
 #include "command_output.h"
-#include "format.h"
-#include "model_binding.h"
 #include "model_options.h"
-#include "strata_internal.h"
+#include "strata/model.h"
+#include "strata/progress.h"
+#include "strata/session.h"
 
 namespace strata::cli {
 
@@ -22,23 +22,20 @@ struct PackOptions {
 
 int execute_pack(const PackOptions& cmd) {
   const WarningSink warn = print_warnings();
-  BoundModel bound = load_and_bind(cmd.model, warn);
-  optimize_for_session(bound, cmd.model);
-  runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
-  session.run(bound.input_pointers());
-  report::stderr_progress().clear();
-  std::vector<const Tensor*> outputs;
-  for (size_t i = 0; i < session.num_outputs(); ++i) outputs.push_back(&session.output(i));
-  const ir::Graph& graph = session.graph();
-  debug::write_test_case(cmd.output_dir, cmd.model.model, graph, bound.inputs, outputs);
+  const Model model = Model::load(cmd.model.model, terminal_progress());
+  for (const std::string& w : model.warnings()) warn(w);
+  const NamedArrays inputs = bind_inputs(model, to_input_options(cmd.model, warn));
+  clear_terminal_progress();
+  Session session(model, inputs, to_session_options(cmd.model, warn));
+  const Session::Packed packed = session.pack(cmd.output_dir, inputs);
+  clear_terminal_progress();
   fmt::print("packed {} into {}\n", cmd.model.model, cmd.output_dir);
-  for (size_t i = 0; i < bound.inputs.size(); ++i)
-    fmt::print("{:<11}input_{}.pb   {}: {} {}\n", i == 0 ? "inputs" : "", i,
-               graph.values[size_t(graph.inputs[i])].name, tensor_type(bound.inputs[i]),
-               bound.origins[i]);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    fmt::print("{:<11}output_{}.pb  {}: {}\n", i == 0 ? "outputs" : "", i,
-               graph.values[size_t(graph.outputs[i])].name, tensor_type(*outputs[i]));
+  for (size_t i = 0; i < packed.inputs.size(); ++i)
+    fmt::print("{:<11}{}   {}: {} {}\n", i == 0 ? "inputs" : "", packed.inputs[i].file,
+               packed.inputs[i].name, packed.inputs[i].type, inputs[i].origin);
+  for (size_t i = 0; i < packed.outputs.size(); ++i)
+    fmt::print("{:<11}{}  {}: {}\n", i == 0 ? "outputs" : "", packed.outputs[i].file,
+               packed.outputs[i].name, packed.outputs[i].type);
   fmt::print("check it with: strata run {}\n", cmd.output_dir);
   return 0;
 }

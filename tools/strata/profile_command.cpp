@@ -3,15 +3,17 @@
 // and as a Chrome trace.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <fstream>
 #include <memory>
 
 #include "command.h"
 #include "command_output.h"
-#include "model_binding.h"
 #include "model_options.h"
-#include "strata_internal.h"
+#include "strata/files.h"
+#include "strata/model.h"
+#include "strata/profile.h"
+#include "strata/progress.h"
+#include "strata/session.h"
+#include "strata/views.h"
 #include "view_cli.h"
 
 namespace strata::cli {
@@ -20,9 +22,9 @@ namespace {
 
 constexpr double kWeek = 7 * 24 * 3600.0;  // the longest --duration, as strata run's
 
-struct ProfileOptions {
+struct ProfileCommandOptions {
   ModelOptions model;
-  profiler::ProfileRunOptions run;
+  ProfileOptions run;
   std::string json_path;
   std::string trace_path;
   std::string html_path;
@@ -30,11 +32,11 @@ struct ProfileOptions {
   bool check_finite = false;
   bool duration_given = false;
   int streams = 0;  // --streams: not a profile's option (run's), refused with a pointer there
-  report::ViewOptions view;
+  ViewOptions view;
 };
 
 // The options that change the figures, for the record in the profile.
-std::string options_record(const ProfileOptions& cmd) {
+std::string options_record(const ProfileCommandOptions& cmd) {
   std::string text = fmt::format("--warmup {} {} --threads {}", cmd.run.warmup,
                                  cmd.run.duration_seconds > 0
                                      ? fmt::format("--duration {:g}", cmd.run.duration_seconds)
@@ -52,74 +54,55 @@ std::string options_record(const ProfileOptions& cmd) {
   return text;
 }
 
-int execute_profile(const ProfileOptions& cmd) {
+int execute_profile(const ProfileCommandOptions& cmd) {
   if (cmd.streams > 0)
-    fail(
+    bad_option(
         "--streams is a throughput mode of strata run (strata run MODEL --streams {}): concurrent "
         "sessions would disturb each other's per-node times, which profile measures",
         cmd.streams);
   if (cmd.duration_given && !(cmd.run.duration_seconds > 0 && cmd.run.duration_seconds <= kWeek))
-    fail("--duration must be a number of seconds above 0 (at most a week), not {:g}",
-         cmd.run.duration_seconds);
+    bad_option("--duration must be a number of seconds above 0 (at most a week), not {:g}",
+               cmd.run.duration_seconds);
   const WarningSink warn = print_warnings();
   // Before minutes of runs, not after.
-  report::check_column_names(cmd.view.columns);
+  check_view_columns(cmd.view.columns);
   for (const std::string& path : {cmd.json_path, cmd.trace_path, cmd.html_path})
-    if (!path.empty()) io::check_writable(path);
+    if (!path.empty()) check_writable(path);
 
-  BoundModel bound = load_and_bind(cmd.model, warn, "", true);
-  optimize_for_session(bound, cmd.model);
-  const auto t0 = std::chrono::steady_clock::now();
-  runtime::Session session(bound.loaded.graph, bound.specs(), session_options(cmd.model, warn));
-  const double prepare_ms = runtime::elapsed_ms(t0);
-  report::ProgressLine& progress = report::stderr_progress();
-  progress.clear();
+  const Model model = Model::load(cmd.model.model, terminal_progress());
+  for (const std::string& w : model.warnings()) warn(w);
+  const std::vector<NamedArrays> input_sets =
+      bind_input_sets(model, to_input_options(cmd.model, warn));
+  clear_terminal_progress();
+  Session session(model, input_sets[0], to_session_options(cmd.model, warn));
+  clear_terminal_progress();
   if (cmd.check_finite) {
-    if (const auto bad = debug::find_non_finite(session, bound.input_pointers())) {
-      fmt::print("finite: {}\n", debug::describe(*bad));
+    if (const std::string bad = session.first_non_finite(input_sets[0]); !bad.empty()) {
+      fmt::print("finite: {}\n", bad);
       return int(ErrorCode::kVerifyFailed);
     }
   }
 
-  profiler::MachineInfo machine;
-  if (cmd.no_roofline) {
-    machine.cpu = profiler::cpu_model();
-    machine.logical_cpus = profiler::logical_cpus();
-  } else {
-    profiler::MachineCacheOptions cache;
-    cache.warn = warn;
-    cache.progress = progress.callback();
-    machine = profiler::machine_peaks(cmd.model.threads, cache);
-  }
+  ProfileOptions options = cmd.run;
+  options.roofline = !cmd.no_roofline;
+  options.progress = terminal_progress();
+  options.warn = warn;
+  options.record = options_record(cmd);
+  const Profile profile = strata::profile(session, input_sets, options);
+  clear_terminal_progress();
 
-  profiler::ProfileRunOptions run = cmd.run;
-  run.progress = progress.callback();
-  profiler::Profile profile = profiler::profile_session(session, bound.input_sets(), run);
-  progress.clear();
-  profiler::stamp_profile(profile, cmd.model.model);
-  profile.machine = machine;
-  profile.threads = cmd.model.threads;
-  profile.options = options_record(cmd);
-  profile.load_ms = bound.load_ms;
-  profile.prepare_ms = prepare_ms;
-  profile.arena_bytes = session.stats().arena_bytes;
-  std::vector<std::vector<int64_t>> input_shapes;
-  for (const Tensor& t : bound.inputs) input_shapes.push_back(t.shape());
-  report::join_static_analysis(profile, session.graph(), input_shapes);
-
-  fmt::print("{}", report::render_views(profile, cmd.view));
+  fmt::print("{}", profile.render(cmd.view));
   if (!cmd.json_path.empty()) {
-    report::write_profile(profile, cmd.json_path);
+    profile.save_json(cmd.json_path);
     fmt::print("\nprofile written to {}\n", cmd.json_path);
   }
   if (!cmd.trace_path.empty()) {
-    report::write_chrome_trace(profile, cmd.trace_path);
+    profile.save_trace(cmd.trace_path);
     fmt::print("{}trace written to {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
                cmd.json_path.empty() ? "\n" : "", cmd.trace_path);
   }
   if (!cmd.html_path.empty()) {
-    report::write_html(cmd.html_path, "strata profile: " + profile.model,
-                       report::profile_page_data(profile));
+    profile.save_html(cmd.html_path);
     fmt::print("{}report written to {} (open it in a browser)\n",
                cmd.json_path.empty() && cmd.trace_path.empty() ? "\n" : "", cmd.html_path);
   }
@@ -129,7 +112,7 @@ int execute_profile(const ProfileOptions& cmd) {
 }  // namespace
 
 Command add_profile_command(CLI::App& app) {
-  auto cmd = std::make_shared<ProfileOptions>();
+  auto cmd = std::make_shared<ProfileCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "profile", "time every operator of a model: where the time goes, with honest statistics");
   add_model_options(sub, cmd->model);

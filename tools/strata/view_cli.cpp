@@ -2,7 +2,7 @@
 
 namespace strata::cli {
 
-void add_node_filter_options(CLI::App* sub, report::ViewOptions& options) {
+void add_node_filter_options(CLI::App* sub, ViewOptions& options) {
   sub->add_option("--top", options.top, "rows of the node table (0: all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -15,7 +15,7 @@ void add_node_filter_options(CLI::App* sub, report::ViewOptions& options) {
                   "keep only nodes whose name contains a match of REGEX (ECMAScript)");
 }
 
-void add_fit_options(CLI::App* sub, report::ViewOptions& options) {
+void add_fit_options(CLI::App* sub, ViewOptions& options) {
   sub->add_option("--columns", options.columns,
                   "show only these columns besides the essential ones (total_ms,median,kernel: "
                   "the names in the note under a fitted table, headers in lower case, '_' for "
@@ -24,12 +24,11 @@ void add_fit_options(CLI::App* sub, report::ViewOptions& options) {
   sub->add_flag("--wide", options.wide,
                 "every column even on a terminal (files and pipes always get every column)");
   // On a terminal the tables fit its width and warnings stand out; files and pipes get neither.
-  options.width = report::terminal_width(1);
-  options.colour = report::use_colour(1);
+  options.width = terminal_width(1);
+  options.colour = use_colour(1);
 }
 
-void add_view_options(CLI::App* sub, report::ViewOptions& options) {
-  using report::View;
+void add_view_options(CLI::App* sub, ViewOptions& options) {
   add_node_filter_options(sub, options);
   sub->add_option_function<std::vector<std::string>>(
          "--by",
@@ -48,10 +47,9 @@ void add_view_options(CLI::App* sub, report::ViewOptions& options) {
   sub->add_option_function<std::string>(
          "--order-by,--order",
          [&options](const std::string& name) {
-           for (report::OrderBy order :
-                {report::OrderBy::kTime, report::OrderBy::kFlops, report::OrderBy::kBytes,
-                 report::OrderBy::kGflops, report::OrderBy::kBandwidth, report::OrderBy::kAllocs})
-             if (name == report::order_by_name(order)) options.order_by = order;
+           for (OrderBy order : {OrderBy::kTime, OrderBy::kFlops, OrderBy::kBytes, OrderBy::kGflops,
+                                 OrderBy::kBandwidth, OrderBy::kAllocs})
+             if (name == order_by_name(order)) options.order_by = order;
          },
          "order rows by: time (total), flops, bytes (static cost of one execution), gflops, "
          "bandwidth (achieved), allocs [default: time]")
