@@ -341,7 +341,8 @@ class Run {
           r.note = control_flow_note(n, e.has_cost);
           if (!e.has_cost && e.cost_at_run_time) {
             a.cost_at_run_time.push_back(n);
-            if (r.note.empty()) r.note = "cost known at run time (it depends on an input's value)";
+            if (r.note.empty())
+              r.note = "cost known at run time (it depends on an input's value or shape)";
           } else if (!e.has_cost) {
             a.no_cost_rule.push_back(n);
             if (r.note.empty()) r.note = "no cost rule";
@@ -494,7 +495,8 @@ class Run {
           fmt::format("no cost rule, left out of the totals: {}", list(a.no_cost_rule)));
     if (!a.cost_at_run_time.empty())
       a.warnings.push_back(fmt::format(
-          "cost known only at run time (a trip count, a condition: `strata profile` counts it), "
+          "cost known only at run time (a trip count, a condition, a shape that depends on values: "
+          "`strata profile` counts it), "
           "left out of the totals: {}",
           list(a.cost_at_run_time)));
     if (any_not_polynomial_)

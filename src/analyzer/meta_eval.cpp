@@ -203,6 +203,9 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
     outputs_valued &= m.value != nullptr;
   }
   result.state = NodeState::kKnown;
+  // Dims no symbol sizes (a decoded image's height, the pieces of a split string): the cost rule
+  // has its shapes only while running.
+  result.cost_at_run_time = !static_shapes;
   if (!static_shapes) return true;
   // Values small enough for shape computations; larger constants keep their shapes only.
   // (passes::fold_node needs every input's value, or the shape rule to have given the outputs'.)
@@ -216,7 +219,8 @@ bool MetaEvaluator::evaluate_node(size_t n, EvalResult& out, NodeEval& result) c
       ir::with_node_context(g, node, [&] { return op->cost(ctx); });
   result.has_cost = cost.has_value();
   if (cost) result.cost = *cost;
-  result.cost_at_run_time = false;
+  // A body whose shapes are known only while running gives its node no estimate either.
+  result.cost_at_run_time = !cost && op->runs_subgraphs();
   for (size_t i = 0; !cost && i < in.size(); ++i)
     result.cost_at_run_time |= op->cost_reads_value(i) && (!in[i] || !in[i]->value);
   return true;

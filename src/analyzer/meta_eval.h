@@ -28,8 +28,9 @@ struct NodeEval {
   // gave the outputs' values (Shape of a static shape). Such a node is not an inference step.
   bool folded = false;
   bool has_cost = false;  // the op's cost rule gave a cost (not evaluated for folded nodes)
-  // No cost because the rule needs an input's value that is known only while running (a Loop's
-  // trip count): the profiler has it; the analyzer lists the node apart from "no cost rule".
+  // No cost because the rule needs something known only while running (a Loop's trip count, an
+  // output shape that depends on values, a body's such shapes): the profiler has it; the
+  // analyzer lists the node apart from "no cost rule".
   bool cost_at_run_time = false;
   ops::Cost cost;
   // A size that depends on values (NonZero's count) was set to its upper bound: how it is made

@@ -142,12 +142,22 @@ class IfOp final : public SubgraphOp {
   bool cost_reads_value(size_t input) const override { return input == 0; }
 
   // The branch taken when the condition is known, else the larger of the two (by FLOPs, then
-  // bytes): an upper bound.
+  // bytes): an upper bound. Then the copy of the branch's outputs into the node's outputs (the
+  // session hands the node a copy): all there is to a branch of Constants, computed ahead of time.
   std::optional<Cost> cost(const CostContext& ctx) const override {
+    std::optional<Cost> branch = branch_cost(ctx);
+    if (!branch) return std::nullopt;
+    branch->bytes_read += ctx.all_output_bytes();
+    branch->bytes_written += ctx.all_output_bytes();
+    return branch;
+  }
+
+  std::optional<Cost> branch_cost(const CostContext& ctx) const {
     const Meta& cond = ctx.input(0);
-    if (cond.value && cond.value->numel() == 1)
-      return passes::subgraph_cost(*bodies_[cond.value->to_int64()[0] != 0 ? 0 : 1],
-                                   bound(ctx, cond.value->to_int64()[0] != 0 ? 0 : 1, {}));
+    if (cond.value && cond.value->numel() == 1) {
+      const size_t taken = cond.value->to_int64()[0] != 0 ? 0 : 1;
+      return passes::subgraph_cost(*bodies_[taken], bound(ctx, taken, {}));
+    }
     const std::optional<Cost> a = passes::subgraph_cost(*bodies_[0], bound(ctx, 0, {}));
     const std::optional<Cost> b = passes::subgraph_cost(*bodies_[1], bound(ctx, 1, {}));
     if (!a || !b) return std::nullopt;

@@ -44,8 +44,11 @@ NodeProfile describe_step(const runtime::Session& session, size_t s) {
       const Tensor* t = session.step_inputs(s)[i];
       if (!t || !t->defined()) continue;
       in_metas[i] = meta_of(*t, metas[size_t(node.inputs[i])]);
-      // A value the cost rule needs (a Loop's trip count): the live tensor, borrowed for the call.
-      if (session.op(step.node_index).cost_reads_value(i))
+      // A value the cost rule needs (a Loop's trip count; for a node with subgraphs, any integer:
+      // a body's shapes may depend on what it captures): the live tensor, borrowed for the call.
+      const ops::Op& op = session.op(step.node_index);
+      if (op.cost_reads_value(i) ||
+          (op.runs_subgraphs() && t->kind() == ValueKind::kTensor && is_integer(t->dtype())))
         in_metas[i].value = std::shared_ptr<const Tensor>(std::shared_ptr<const Tensor>(), t);
       in[i] = &in_metas[i];
       row.input_shapes.push_back(tensor_type(*t));

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "ops/domain_ops.h"
@@ -211,14 +210,7 @@ TEST(CostCoverage, EveryRegisteredOpHasACostRule) {
     else if (!seen[name])
       no_rule.push_back(name);
   }
-  // Known gap, to fix: If's rule gives no cost for ONNX's test_if under the profiler's view
-  // (its branches are Constants); listed so that fixing it fails here until the entry goes.
-  const std::set<std::string> known_gaps = {"If"};
-  for (const std::string& name : known_gaps)
-    EXPECT_NE(std::find(no_rule.begin(), no_rule.end(), name), no_rule.end())
-        << name << " now has a cost: remove it from known_gaps";
-  for (const std::string& name : no_rule)
-    if (!known_gaps.count(name)) ADD_FAILURE() << name << " has no cost rule";
+  for (const std::string& name : no_rule) ADD_FAILURE() << name << " has no cost rule";
   for (const std::string& name : unchecked)
     ADD_FAILURE() << name << " is never checked: no node test runs it; add a sample call";
 }
