@@ -28,6 +28,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import detections  # noqa: E402
 from export_models import MODELS, paths  # noqa: E402
 
 OPENBLAS_DIRS = [
@@ -158,6 +159,8 @@ class Model:
                                for f in os.listdir(fp64_dir)}
         # Quantized models (export_models.QUANTIZED): the reference is ONNX Runtime's int8 output
         # and an engine agrees when every element is within one quantization step of it.
+        # Detection models (export_models.DETECTION): outputs compared as sets of detections.
+        self.detections = os.path.exists(os.path.join(os.path.dirname(out_dir), "detections.txt"))
         steps = os.path.join(os.path.dirname(out_dir), "quantization.json")
         self.steps = None
         if os.path.exists(steps):
@@ -228,6 +231,16 @@ def agreement(outputs, reference, reference_fp64, steps=None):
     return result
 
 
+def detection_agreement(outputs, reference):
+    """bench/detections.py's set comparison, in agreement()'s terms for worse() and the table."""
+    r = detections.compare(outputs, reference)
+    if "problem" in r:
+        return {"ok": False, "problem": r["problem"]}
+    return {"ok": r["ok"], "mismatches": r["unmatched"], "elements": len(reference["scores"]),
+            "max_abs": r["max_box"], "max_abs_fp64": r["max_box"],
+            "detections": detections.describe(r)}
+
+
 def pytorch_own_error(model):
     """PyTorch's float32 output against its own float64 run at the same tolerance: how far the
     reference itself is from the exact result, to read an engine's mismatches against."""
@@ -293,9 +306,12 @@ def bench_model(model, threads, engines, args, work, log):
             if engine.prepare_ms(rep) is not None:
                 res["prepare"].append(engine.prepare_ms(rep))
             res["rss"].append(rep["peak_rss_kib"])
-            res["agree"] = worse(res["agree"],
-                                 agreement(rep["outputs"], model.reference, model.reference_fp64,
-                                           model.steps))
+            if model.detections:
+                agree = detection_agreement(rep["outputs"], model.reference)
+            else:
+                agree = agreement(rep["outputs"], model.reference, model.reference_fp64,
+                                  model.steps)
+            res["agree"] = worse(res["agree"], agree)
             if "blas" in rep:
                 res["blas"] = rep["blas"]
             line.append(f"{engine.name} {statistics.median(ms):.1f}")
@@ -342,6 +358,8 @@ def fmt_agree(a):
         return "—"
     if "problem" in a:
         return "MISMATCH: " + a["problem"]
+    if "detections" in a:
+        return a["detections"]
     head = "ok" if a["ok"] else f"{a['mismatches']}/{a['elements']} off"
     if "max_steps" in a:  # a quantized model: against ONNX Runtime's output, in its steps
         return f"{head}, max {a['max_steps']:.1f} steps of ORT's (fp32 model: {a['max_abs_fp64']:.1e})"
@@ -486,7 +504,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="strata-compare-") as work:
         for name in names:
             model = Model(name, a.models_dir)
-            if model.steps is None:  # quantized models' reference is ONNX Runtime's int8 run
+            # Quantized models' reference is ONNX Runtime's; detections are judged as sets.
+            if model.steps is None and not model.detections:
                 own_errors.append(f"{name} {pytorch_own_error(model)}")
             for threads in thread_counts:
                 log(f"{name}, {threads} thread{'s' if threads > 1 else ''}:")

@@ -457,6 +457,99 @@ QUANTIZED = {
 MODELS.update({name: None for name in QUANTIZED})
 
 
+# Detection models (issue 12): torchvision's detectors with random weights and a scripted module
+# with a loop and a branch, exported as torchvision's own tests do (opset 11, an image list
+# [x[0]], batch 1, 320x320). Their outputs are detections, compared as sets (bench/detections.py):
+# the order among equal scores is not defined. Each entry: (torchvision builder, constructor
+# arguments). Random weights score every class about equally, so the thresholds are set where
+# each model keeps a few dozen well separated detections (bench/README.md gives the counts).
+DETECTION_OPSET = 11
+DETECTION_SIZE = 320
+# The R-CNN and RetinaNet transforms resize images to 800 pixels by default: keep them at 320.
+AT_320 = {"min_size": DETECTION_SIZE, "max_size": DETECTION_SIZE}
+DETECTION = {
+    "maskrcnn": ("maskrcnn_resnet50_fpn", {"box_score_thresh": 0.15, **AT_320}),
+    "fasterrcnn_mobilenet": ("fasterrcnn_mobilenet_v3_large_320_fpn", {"box_score_thresh": 0.1}),
+    "retinanet": ("retinanet_resnet50_fpn", {"score_thresh": 0.0138, **AT_320}),
+    "ssdlite": ("ssdlite320_mobilenet_v3_large", {"score_thresh": 0.0116}),
+}
+
+
+class LoopIfScript(nn.Module):
+    """A recurrence written as a Python `for` over the rows of its input and an `if` on the
+    result's sign: torch.jit.script keeps both, so the export has a Loop (trip count from the
+    input's shape) and an If (condition computed from data)."""
+
+    def __init__(self, features=16):
+        super().__init__()
+        self.cell = nn.Linear(features, features)
+
+    def forward(self, x):  # [steps, features]
+        h = torch.zeros_like(x[0])
+        for i in range(x.size(0)):
+            h = torch.tanh(self.cell(x[i]) + h)
+        if bool(h.sum() > 0):
+            out = h * 2.0
+        else:
+            out = h - 1.0
+        return out
+
+
+def detector(name):
+    """torchvision detector NAME in eval mode with BatchNorm statistics from random batches
+    (without pretrained weights torchvision uses trainable BatchNorm, which would start at mean 0,
+    variance 1 and let activations explode through the backbone)."""
+    import torchvision.models.detection as tvd
+
+    builder, kwargs = DETECTION[name]
+    model = getattr(tvd, builder)(weights=None, weights_backbone=None, **kwargs)
+    size = DETECTION_SIZE
+    calibrate_batchnorm(model.backbone, lambda: torch.randn(2, 3, size, size))
+    model.eval()
+    return model
+
+
+def export_detection(name, out_dir):
+    """Exports a detector (or the Loop/If module) with PyTorch's outputs as the reference; the
+    float64 folder holds the same float32 outputs (detections are judged as sets, not by
+    rounding error)."""
+    t0 = time.time()
+    onnx_path, in_dir, out_dir_ref, out_dir_fp64 = paths(out_dir, name)
+    torch.manual_seed(SEED)
+    if name == "loop_if_script":
+        model = torch.jit.script(LoopIfScript().eval())
+        x = torch.randn(5, 16)
+        args = (x,)
+        with torch.no_grad():
+            outputs = {"output": model(x)}
+    else:
+        model = detector(name)
+        x = torch.rand(1, 3, DETECTION_SIZE, DETECTION_SIZE)
+        args = ([x[0]],)
+        with torch.no_grad():
+            (outputs,) = model([x[0]])
+    output_names = list(outputs)
+    os.makedirs(os.path.dirname(onnx_path) or ".", exist_ok=True)
+    torch.onnx.export(model, args, onnx_path, opset_version=DETECTION_OPSET,
+                      do_constant_folding=True, input_names=["input"], output_names=output_names)
+    inputs = {"input": args[0][0] if isinstance(args[0], list) else x}
+    for folder, tensors in [(in_dir, inputs), (out_dir_ref, outputs),
+                            (out_dir_fp64, outputs)]:
+        os.makedirs(folder, exist_ok=True)
+        for n, t in tensors.items():
+            np.save(os.path.join(folder, n + ".npy"), t.detach().numpy())
+    if name != "loop_if_script":
+        with open(os.path.join(os.path.dirname(out_dir_ref), "detections.txt"), "w") as f:
+            f.write("compare outputs as a set of detections (bench/detections.py)\n")
+    counts = ", ".join(f"{n} {list(t.shape)}" for n, t in outputs.items())
+    print(f"{name}: {os.path.getsize(onnx_path) / 2**20:.1f} MiB, {counts}, "
+          f"{time.time() - t0:.1f} s")
+
+
+MODELS.update({name: None for name in DETECTION})
+MODELS["loop_if_script"] = None
+
+
 def build_model(name):
     """(model in eval mode, {input name: tensor}, [output names]); same weights every call."""
     torch.manual_seed(SEED)
@@ -566,6 +659,9 @@ def export(name, out_dir, force):
         return
     if name in OP_MODELS:
         write_op_model(name, paths(out_dir, name))
+        return
+    if name in DETECTION or name == "loop_if_script":
+        export_detection(name, out_dir)
         return
     t0 = time.time()
     model, inputs, output_names = build_model(name)

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ops/op.h"
+#include "ops/roi_align.h"
 #include "ops/upper_bound.h"
 
 namespace strata::ops {
@@ -181,6 +182,11 @@ class NonMaxSuppressionOp final : public Op {
 
 class RoiAlignOp final : public Op {
  public:
+  RoiAlignAttributes attributes() const {
+    return {mode_ == "max",  output_height_, output_width_,
+            sampling_ratio_, spatial_scale_, half_pixel_};
+  }
+
   explicit RoiAlignOp(const NodeInfo& node)
       : mode_(node.attr_string("mode", "avg")),
         output_height_(node.attr_int("output_height", 1)),
@@ -314,6 +320,12 @@ class RoiAlignOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<RoiAlignAttributes> roi_align_attributes(const Op& op) {
+  const auto* roi_align = dynamic_cast<const RoiAlignOp*>(&op);
+  if (!roi_align) return std::nullopt;
+  return roi_align->attributes();
+}
 
 std::unique_ptr<Op> make_detection(const NodeInfo& node) {
   if (node.op_type() == "NonMaxSuppression") return std::make_unique<NonMaxSuppressionOp>(node);

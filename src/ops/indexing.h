@@ -2,6 +2,7 @@
 // validating indices, turning them into element offsets, copying and reducing by offsets.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +24,13 @@ std::vector<int64_t> nd_element_offsets(const std::vector<int64_t>& data_shape,
 std::string parse_scatter_reduction(const NodeInfo& node);
 void check_scatter_dtypes(const InferContext& ctx, const std::string& reduction);
 Cost scatter_cost(const CostContext& ctx, const std::string& reduction);
+// ScatterElements' axis (as written: may be negative) and reduction ("none", "add", ...), for its
+// fast kernel; nullopt for other ops.
+struct ScatterElementsAttributes {
+  int64_t axis = 0;
+  std::string reduction;
+};
+std::optional<ScatterElementsAttributes> scatter_elements_attributes(const Op& op);
 void scatter_from_offsets(const std::string& reduction, const Tensor& data, const Tensor& updates,
                           std::span<const int64_t> offsets, Tensor& out);
 

@@ -6,9 +6,8 @@
 #include <span>
 #include <type_traits>
 
-#include "ops/layout_util.h"
-
 #include "ops/indexing.h"
+#include "ops/layout_util.h"
 
 namespace strata::ops {
 
@@ -89,6 +88,8 @@ class ScatterElementsOp final : public Op {
   explicit ScatterElementsOp(const NodeInfo& node)
       : axis_(node.attr_int("axis", 0)), reduction_(parse_scatter_reduction(node)) {}
 
+  ScatterElementsAttributes attributes() const { return {axis_, reduction_}; }
+
   void infer(InferContext& ctx) const override {
     check_scatter_dtypes(ctx, reduction_);
     const Shape& data = ctx.shape(0);
@@ -128,6 +129,12 @@ class ScatterElementsOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<ScatterElementsAttributes> scatter_elements_attributes(const Op& op) {
+  const auto* scatter = dynamic_cast<const ScatterElementsOp*>(&op);
+  if (!scatter) return std::nullopt;
+  return scatter->attributes();
+}
 
 std::unique_ptr<Op> make_scatter_elements(const NodeInfo& node) {
   return std::make_unique<ScatterElementsOp>(node);

@@ -107,6 +107,17 @@ SubgraphRunner::SubgraphRunner(const ir::Graph& graph, const ir::Node& node, con
     Body b;
     b.graph = it->second.graph.get();
     b.label = label;
+    if (node.op_type == "Loop") {
+      b.relaxed = std::make_shared<ir::Graph>(*b.graph);
+      for (size_t i = 2; i < b.relaxed->inputs.size(); ++i) {
+        ir::Value& v = b.relaxed->values[size_t(b.relaxed->inputs[i])];
+        if (!v.shape_known) continue;
+        std::vector<Dim> dims;
+        for (int64_t d = 0; d < v.shape.rank(); ++d) dims.push_back(Dim::unknown());
+        v.shape = Shape(dims);
+      }
+      b.graph = b.relaxed.get();
+    }
     for (ir::ValueId id : b.graph->captures) {
       const std::string& capture = b.graph->values[size_t(id)].name;
       size_t i = node.inputs.size() - node.implicit_inputs;

@@ -35,6 +35,10 @@ class SubgraphRunner {
  private:
   struct Body {
     const ir::Graph* graph = nullptr;
+    // A Loop body with its carried inputs' declared dims made anonymous (graph points at it):
+    // exporters declare the first iteration's shapes, and a carried value may grow every iteration
+    // (torch.onnx's list appends in torchvision's mask pasting).
+    std::shared_ptr<ir::Graph> relaxed;
     const char* label = "body";          // "then", "else" or "body": its part of profile row names
     std::vector<size_t> capture_inputs;  // node input index of each capture
     std::map<std::vector<int64_t>, std::unique_ptr<Session>> sessions;  // by bound dtypes+shapes

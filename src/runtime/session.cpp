@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -509,6 +510,21 @@ void Session::plan_memory() {
   }
 }
 
+namespace {
+
+// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
+// the compute-heavy ones of detection heads, and ScatterElements, which puts each pyramid level's
+// pooled boxes in place (its reference builds a table of offsets first). Element-wise steps stay
+// with their reference kernels, which already run at memory speed on the few boxes they see.
+bool worth_a_kernel_while_running(const ir::Node& node) {
+  static const std::set<std::string> heavy = {"Conv",     "FusedConv",      "ConvTranspose",
+                                              "Gemm",     "MatMul",         "FusedMatMul",
+                                              "RoiAlign", "ScatterElements"};
+  return heavy.count(node.op_type) > 0;
+}
+
+}  // namespace
+
 void Session::run_dynamic_step(size_t s) {
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   std::vector<ops::Meta> in_metas(node.inputs.size());
@@ -542,6 +558,61 @@ void Session::run_dynamic_step(size_t s) {
     charge_run_memory(bytes, "output", int64_t(j));
     *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
   }
+  if (options_.fast_kernels && worth_a_kernel_while_running(node))
+    choose_dynamic_kernel(s, in_metas, out);
+}
+
+void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,
+                                    const std::vector<ops::Meta>& out) {
+  StepKernels& k = step_kernels_[s];
+  std::vector<std::pair<DType, std::vector<int64_t>>> key;
+  for (size_t i = 0; i < in.size(); ++i)
+    key.emplace_back(in[i].dtype,
+                     step_inputs_[s][i] ? in[i].shape.values() : std::vector<int64_t>{});
+  for (const ops::Meta& m : out) {
+    if (m.kind != ValueKind::kTensor || m.dtype == DType::kString) return;  // lists: reference
+    key.emplace_back(m.dtype, m.shape.values());
+  }
+  if (!k.dynamic_key.empty() && key == k.dynamic_key) return;
+  k.dynamic_key = std::move(key);
+  k.dynamic_kernel.reset();
+  k.dynamic_scratch = Tensor();
+  const ir::Node& node = graph_.nodes[steps_[s].node_index];
+  // Inputs are plain here (the session converts a dynamic step's inputs); constants keep their
+  // values so that kernels can pack weights, as at prepare.
+  std::vector<ops::Meta> in_metas = in;
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    if (node.inputs[i] != ir::kNoValue && metas_[size_t(node.inputs[i])].value)
+      in_metas[i].value = metas_[size_t(node.inputs[i])].value;
+  const int pool_threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+  kernels::NodeRequest r{graph_, node, *ops_[steps_[s].node_index],   {},          {},
+                         {},     {},   kernels::LayoutPolicy::kPlain, pool_threads};
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    r.inputs.push_back(step_inputs_[s][i] ? &in_metas[i] : nullptr);
+    r.input_layouts.push_back(Layout::kPlain);
+  }
+  for (const ops::Meta& m : out) {
+    r.outputs.push_back(&m);
+    r.output_needs_plain.push_back(true);
+  }
+  kernels::Choice choice = [&] {
+    const kernels::OmpThreads threads(pool_threads);
+    return kernels::choose_kernel(r);
+  }();
+  if (!choice.kernel) return;
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    if (choice.kernel->input_layout(i) != Layout::kPlain) return;
+  for (size_t j = 0; j < out.size(); ++j)
+    if (choice.kernel->output_layout(j) != Layout::kPlain) return;
+  if (choice.kernel->scratch_bytes() > 0) {
+    charge_run_memory(choice.kernel->scratch_bytes() + 64, "scratch");
+    k.dynamic_scratch = Tensor::zeros(DType::kU8, {choice.kernel->scratch_bytes() + 64});
+  }
+  k.dynamic_kernel = std::move(choice.kernel);
+  k.threads = choice.threads;
+  steps_[s].kernel = k.dynamic_kernel->name();
+  steps_[s].reason = "chosen while running, for the shapes of the last run: " + choice.reason;
+  steps_[s].threads = k.threads;
 }
 
 void Session::run_subgraph_step(size_t s) {
@@ -619,6 +690,14 @@ void Session::run_step(size_t s) {
     if (runners_[s]) return run_subgraph_step(s);
     if (steps_[s].dynamic) run_dynamic_step(s);
     convert(k.conversions, k.scratch);
+    if (steps_[s].dynamic && k.dynamic_kernel) {
+      const kernels::OmpThreads threads(k.threads);
+      auto* scratch = static_cast<unsigned char*>(k.dynamic_scratch.raw());
+      if (scratch) scratch += (64 - reinterpret_cast<uintptr_t>(scratch) % 64) % 64;
+      k.dynamic_kernel->run({step_inputs_[s].data(), step_inputs_[s].size(),
+                             step_outputs_[s].data(), step_outputs_[s].size(), scratch});
+      return;
+    }
     if (k.kernel) {
       {
         const kernels::OmpThreads threads(k.threads);  // a step built for fewer runs on that many

@@ -159,7 +159,16 @@ class Session {
     std::vector<Conversion> after;  // graph outputs the kernel wrote in a non-plain layout
     void* scratch = nullptr;
     int threads = 1;  // the threads the kernel was built for and runs on
+    // A dynamic step's fast kernel, prepared while running for the inputs it last saw (`key`:
+    // their dtypes and shapes); nullptr when no family supports them. Detection heads run their
+    // Gemms and convolutions on as many boxes as the image gives: one kernel per count seen last.
+    std::unique_ptr<kernels::Kernel> dynamic_kernel;
+    std::vector<std::pair<DType, std::vector<int64_t>>> dynamic_key;
+    Tensor dynamic_scratch;
   };
+  // Prepares (or reuses) step s's dynamic fast kernel for its current inputs and output metas.
+  void choose_dynamic_kernel(size_t step, const std::vector<ops::Meta>& in,
+                             const std::vector<ops::Meta>& out);
   static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.
   struct ConvertedValue {

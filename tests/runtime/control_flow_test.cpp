@@ -93,6 +93,16 @@ TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
   EXPECT_EQ(floats_of(out[1]), (std::vector<float>{11, 22, 12, 24, 13, 26}));
 }
 
+// torch.onnx declares a carried value's first shape in the body; it may grow every iteration
+// (torchvision's mask pasting appends to a list).
+TEST(ControlFlow, LoopCarriedValueGrowsPastItsDeclaredShape) {
+  const ir::Graph g = load_graph(growing_loop_model(3, false, /*declare_first_shape=*/true));
+  const std::vector<Tensor> out = run(g, {Tensor::from<float>({1, 4}, {1, -2, 3, -4})});
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(floats_of(out[0]),
+            (std::vector<float>{0, 0, 0, 0, 1, 0, 3, 0, 1, 0, 3, 0, 1, 0, 3, 0}));
+}
+
 TEST(ControlFlow, LoopStopsWhenTheBodySaysSo) {
   const ir::Graph g = load_graph(loop_model(2));
   const std::vector<Tensor> out =

@@ -83,11 +83,14 @@ ModelBuilder scan_model(int64_t axis, int64_t reverse, int64_t output_axis) {
   return m;
 }
 
-ModelBuilder growing_loop_model(int64_t trips, bool inner_if) {
+ModelBuilder growing_loop_model(int64_t trips, bool inner_if, bool declare_first_shape) {
   ModelBuilder b = body();
   b.add_input("i", DType::kI64, {});
   b.add_input("cond_in", DType::kBool, {});
-  b.add_input("acc_in", DType::kF32, {DimSpec::unknown(), 4});
+  if (declare_first_shape)
+    b.add_input("acc_in", DType::kF32, {1, 4});
+  else
+    b.add_input("acc_in", DType::kF32, {DimSpec::unknown(), 4});
   if (inner_if) {
     ModelBuilder then_b = body();
     then_b.add_node("Relu", {"x"}, {"t"}, "inner_relu");

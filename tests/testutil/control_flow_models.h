@@ -30,7 +30,10 @@ ModelBuilder scan_model(int64_t axis, int64_t reverse, int64_t output_axis = 0);
 // iteration: acc = Concat(acc, Relu(x)) from acc0 [1,4] and input x [1,4]; output acc
 // [trips+1, 4]. Body nodes body_relu (same shapes every call), body_concat (input
 // float32[1..trips,4]) and body_cond. With `inner_if`, the Relu sits in an If 'gate' on the
-// carried condition (then: Relu 'inner_relu', else: Identity 'inner_id').
-ModelBuilder growing_loop_model(int64_t trips, bool inner_if = false);
+// carried condition (then: Relu 'inner_relu', else: Identity 'inner_id'). With
+// `declare_first_shape`, the body declares acc_in as the first iteration's [1,4], as torch.onnx
+// does (the value still grows).
+ModelBuilder growing_loop_model(int64_t trips, bool inner_if = false,
+                                bool declare_first_shape = false);
 
 }  // namespace strata::test

@@ -1,0 +1,101 @@
+// ScatterElements without reduction, 4-byte elements, int64 indices: the copy of `data`, then each
+// update written straight to its place, where the reference first builds a table of every update's
+// offset. Threads split the positions off the axis (outer × inner) and walk the axis in order
+// within each, so a target written twice keeps the reference's last write. torchvision's
+// MultiScaleRoIAlign exports one per pyramid level to put each level's pooled boxes in place.
+#include <cstring>
+
+#include "kernels/kernel.h"
+#include "ops/indexing.h"
+#include "ops/layout_util.h"
+
+namespace strata::kernels::cpu {
+
+namespace {
+
+// Below this many updates, one thread does the whole node.
+constexpr int64_t kShareUpdates = int64_t(1) << 15;
+
+bool serves(const ir::Node& node) {
+  return node.domain.empty() && node.op_type == "ScatterElements";
+}
+
+Verdict supports(const NodeRequest& r) {
+  const auto a = ops::scatter_elements_attributes(r.op);
+  if (!a) return Verdict::no("not a ScatterElements op");
+  if (a->reduction != "none") return Verdict::no("a reduction stays with the reference");
+  if (dtype_size(r.input(0).dtype) != 4) return Verdict::no("elements of other than 4 bytes");
+  if (r.input(1).dtype != DType::kI64) return Verdict::no("indices that are not int64");
+  return Verdict::yes("updates written in place, no offset table");
+}
+
+class ScatterElementsKernel final : public Kernel {
+ public:
+  explicit ScatterElementsKernel(const NodeRequest& r) {
+    name_ = "strata:scatter_elements";
+    data_ = r.input(0).shape.values();
+    const std::vector<int64_t> idx = r.input(1).shape.values();
+    const int64_t rank = int64_t(data_.size());
+    axis_ = ops::scatter_elements_attributes(r.op)->axis;
+    if (axis_ < 0) axis_ += rank;
+    const std::vector<int64_t> strides = ops::row_major_strides(data_);
+    axis_stride_ = strides[size_t(axis_)];
+    length_ = idx[size_t(axis_)];
+    // Data offsets of the index positions before and after the axis (indices may be smaller
+    // than data on those axes).
+    outer_.assign(1, 0);
+    for (int64_t d = 0; d < axis_; ++d) grow(outer_, idx[size_t(d)], strides[size_t(d)]);
+    inner_.assign(1, 0);
+    for (int64_t d = axis_ + 1; d < rank; ++d) grow(inner_, idx[size_t(d)], strides[size_t(d)]);
+    input_layouts_.assign(r.inputs.size(), Layout::kPlain);
+    output_layouts_ = {Layout::kPlain};
+  }
+
+  void run(const KernelArgs& args) override {
+    const Tensor& data = *args.inputs[0];
+    const int64_t* indices = args.inputs[1]->data<int64_t>();
+    const auto* updates = static_cast<const uint32_t*>(args.inputs[2]->raw());
+    Tensor& out = *args.outputs[0];
+    if (out.raw() != data.raw() && data.nbytes()) std::memcpy(out.raw(), data.raw(), data.nbytes());
+    auto* to = static_cast<uint32_t*>(out.raw());
+    const int64_t count = int64_t(outer_.size()) * length_ * int64_t(inner_.size());
+    // Checked before the threads start: a failure must not leave a parallel region.
+    for (int64_t i = 0; i < count; ++i) ops::resolve_index(indices[i], data_[size_t(axis_)], axis_);
+    const int64_t inner = int64_t(inner_.size()), size = data_[size_t(axis_)];
+#pragma omp parallel for schedule(static) if (count >= kShareUpdates)
+    for (int64_t on = 0; on < int64_t(outer_.size()) * inner; ++on) {
+      const int64_t o = on / inner, n = on % inner;
+      const int64_t base = outer_[size_t(o)] + inner_[size_t(n)];
+      for (int64_t j = 0; j < length_; ++j) {
+        const int64_t at = (o * length_ + j) * inner + n;
+        const int64_t index = indices[at] < 0 ? indices[at] + size : indices[at];
+        to[base + index * axis_stride_] = updates[at];
+      }
+    }
+  }
+
+ private:
+  // offsets × {0, stride, 2·stride, ... (extent-1)·stride}, row-major.
+  static void grow(std::vector<int64_t>& offsets, int64_t extent, int64_t stride) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * size_t(extent));
+    for (int64_t base : offsets)
+      for (int64_t k = 0; k < extent; ++k) next.push_back(base + k * stride);
+    offsets = std::move(next);
+  }
+
+  std::vector<int64_t> data_, outer_, inner_;
+  int64_t axis_ = 0, axis_stride_ = 0, length_ = 0;
+};
+
+std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+  return std::make_unique<ScatterElementsKernel>(r);
+}
+
+}  // namespace
+
+KernelFamily scatter_elements_family() {
+  return {"cpu_scatter_elements", false, &serves, &supports, &prepare, false};
+}
+
+}  // namespace strata::kernels::cpu
