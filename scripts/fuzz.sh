@@ -20,15 +20,19 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
 # Seeds: symbolic links to the files, rebuilt each run (nothing is copied into the repository).
-link_seeds() {  # link_seeds TARGET MAX_BYTES FIND_ARGS... (files under the dirs FIND_ARGS names)
-  local dir=build-fuzz/seeds/$1 max=$2
+# link_seeds TARGET MAX_BYTES DIR... ( FIND_TEST... ): files under each DIR in turn, so that the
+# hand-made seeds come first and ../shared's thousands of files cannot crowd them out of the 3,000.
+link_seeds() {
+  local dir=build-fuzz/seeds/$1 max=$2 dirs=()
   shift 2
+  while [ $# -gt 0 ] && [ "$1" != "(" ]; do dirs+=("$1") && shift; done
   rm -rf "$dir" && mkdir -p "$dir"
   local i=0
   while IFS= read -r f; do
     ln -s "$(realpath "$f")" "$dir/$i-$(basename "$f")"
     i=$((i + 1))
-  done < <(find "$@" -type f -size -"$max"c 2>/dev/null | sort | head -n 3000)
+  done < <(for d in "${dirs[@]}"; do find "$d" "$@" -type f -size -"$max"c 2>/dev/null | sort; done |
+    head -n 3000)
 }
 seed_args() {
   case $1 in

@@ -25,8 +25,8 @@ def npy(descr, shape, data):
 def npz(entries, method):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", method) as z:
-        for name, data in entries:
-            z.writestr(name, data)
+        for name, data in entries:  # a fixed date, so that the seeds are the same on every run
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, method)
     return buf.getvalue()
 
 
@@ -91,6 +91,12 @@ def main():
         "tensor_files/rgb.ppm": b"P6\n2 1\n255\n\xff\x00\x00\x00\xff\x00",
         "tensor_files/rgb.png": png(2, 2, [b"\xff\x00\x00\x00\xff\x00", b"\x00\x00\xff\xff\xff\xff"]),
         "tensor_files/rgb.bmp": bmp(2, 2, b"\x10\x20\x30"),
+        # 8x8 gray baseline JPEG, every pixel 100 (as in tests/io/image_test.cpp)
+        "tensor_files/gray.jpg": bytes.fromhex(
+            "ffd8ffe000104a46494600010100000100010000ffdb004300030202030202030303030403030405"
+            "0805050404050a070706080c0a0c0c0b0a0b0b0d0e12100d0e110e0b0b1016101113141515150c0f"
+            "171816141812141514ffc0000b080008000801011100ffc400140001000000000000000000000000"
+            "00000007ffc40014100100000000000000000000000000000000ffda0008010100003f00347fffd9"),
         "load_model/external_data.onnx": external_data_model(),
     }
     for name, data in files.items():

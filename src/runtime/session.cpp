@@ -578,12 +578,14 @@ void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,
   k.dynamic_kernel.reset();
   k.dynamic_scratch = Tensor();
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
-  // Inputs are plain here (the session converts a dynamic step's inputs); constants keep their
-  // values so that kernels can pack weights, as at prepare.
+  // Inputs are plain here (the session converts a dynamic step's inputs). Only constants keep
+  // their values, so that kernels can pack weights as at prepare: `in` carries this run's values
+  // (shape inference reads them), and a kernel that packed one would reuse it, stale, on the next
+  // run with the same shapes.
   std::vector<ops::Meta> in_metas = in;
   for (size_t i = 0; i < node.inputs.size(); ++i)
-    if (node.inputs[i] != ir::kNoValue && metas_[size_t(node.inputs[i])].value)
-      in_metas[i].value = metas_[size_t(node.inputs[i])].value;
+    in_metas[i].value =
+        node.inputs[i] != ir::kNoValue ? metas_[size_t(node.inputs[i])].value : nullptr;
   const int pool_threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
   kernels::NodeRequest r{graph_, node, *ops_[steps_[s].node_index],   {},          {},
                          {},     {},   kernels::LayoutPolicy::kPlain, pool_threads};
