@@ -11,7 +11,7 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
       -DSTRATA_TSAN=ON "${launcher[@]}" >/dev/null
 cmake --build build-tsan -j "$(nproc)" --target strata_tsan_tests
 archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort | tail -n 1)
-OMP_TOOL_LIBRARIES=$archer TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+OMP_TOOL_LIBRARIES=$archer TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1" \
   OMP_NUM_THREADS=4 ./build-tsan/tests/tsan/strata_tsan_tests --gtest_brief=1 \
   --gtest_filter="${1:-*}"
 echo "tsan: no data race in the threading tests"

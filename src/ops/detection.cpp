@@ -8,6 +8,20 @@
 #include "ops/roi_align.h"
 #include "ops/upper_bound.h"
 
+// Compiled for AVX-512, AVX2 and plain x86-64, picked when the library loads; not under
+// ThreadSanitizer, which would instrument the picking function that the loader calls before the
+// sanitizer's runtime is up (a crash at start-up).
+#if defined(__SANITIZE_THREAD__)
+#define STRATA_WIDEST_SIMD
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STRATA_WIDEST_SIMD
+#endif
+#endif
+#ifndef STRATA_WIDEST_SIMD
+#define STRATA_WIDEST_SIMD __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+
 namespace strata::ops {
 
 namespace {
@@ -28,8 +42,8 @@ class KeptBoxes {
   }
   // Whether a kept box's intersection over union with the box (y1, x1, y2, x2) of `area` is over
   // `threshold`.
-  __attribute__((target_clones("avx512f", "avx2", "default"))) bool overlaps(
-      float y1, float x1, float y2, float x2, float area, float threshold) const {
+  STRATA_WIDEST_SIMD bool overlaps(float y1, float x1, float y2, float x2, float area,
+                                   float threshold) const {
     constexpr size_t kBlock = 64;  // compared without branching, then the first hit decides
     for (size_t start = 0; start < size(); start += kBlock) {
       const size_t end = std::min(size(), start + kBlock);

@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <new>
 
-// AddressSanitizer owns operator new (it checks that every delete matches its new): leave it alone.
-#if defined(__SANITIZE_ADDRESS__)
-#define STRATA_ASAN 1
+// AddressSanitizer owns operator new (it checks that every delete matches its new), and
+// ThreadSanitizer's static runtime defines it too (a second definition would not link): leave it
+// to them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STRATA_SANITIZER_OWNS_NEW 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STRATA_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STRATA_SANITIZER_OWNS_NEW 1
 #endif
 #endif
 
@@ -54,7 +56,7 @@ HeapCount heap_count() {
   return total;
 }
 
-#ifdef STRATA_ASAN
+#ifdef STRATA_SANITIZER_OWNS_NEW
 bool heap_counting_enabled() {
   return false;
 }
@@ -66,7 +68,7 @@ bool heap_counting_enabled() {
 
 }  // namespace strata::profiler
 
-#ifndef STRATA_ASAN
+#ifndef STRATA_SANITIZER_OWNS_NEW
 
 // These pair malloc with free by design; GCC cannot see that once it inlines them, and warns.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"

@@ -61,7 +61,8 @@ TEST(Collector, IgnoresRunsOutsideBeginAndEnd) {
 }
 
 TEST(Collector, AttributesHeapAllocationsToTheNodeThatMadeThem) {
-  if (!profiler::heap_counting_enabled()) GTEST_SKIP() << "no allocation counting under ASan";
+  if (!profiler::heap_counting_enabled())
+    GTEST_SKIP() << "no allocation counting under a sanitizer (it owns operator new)";
   Collector collector(2, 1);
   collector.begin_run();
   collector.before_node(0);
@@ -81,7 +82,8 @@ TEST(Collector, AttributesHeapAllocationsToTheNodeThatMadeThem) {
 }
 
 TEST(Collector, CountsAllocationsMadeByOtherThreads) {
-  if (!profiler::heap_counting_enabled()) GTEST_SKIP() << "no allocation counting under ASan";
+  if (!profiler::heap_counting_enabled())
+    GTEST_SKIP() << "no allocation counting under a sanitizer (it owns operator new)";
   const profiler::HeapCount before = profiler::heap_count();
   // A direct call: compilers may elide a new-expression whose result is unused, not this.
   std::thread worker([] { ::operator delete(::operator new(4096)); });
