@@ -308,23 +308,10 @@ class RoiAlignOp final : public Op {
   // The four weighted corner values of a bilinear sample at (y, x); zeros outside the image.
   static void sample(const float* plane, int64_t height, int64_t width, float y, float x,
                      float v[4]) {
-    if (y < -1.0f || y > float(height) || x < -1.0f || x > float(width)) return;
-    y = std::max(y, 0.0f);
-    x = std::max(x, 0.0f);
-    int64_t y0 = int64_t(y), x0 = int64_t(x), y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= height - 1) {
-      y0 = y1 = height - 1;
-      y = float(y0);
-    }
-    if (x0 >= width - 1) {
-      x0 = x1 = width - 1;
-      x = float(x0);
-    }
-    const float ly = y - float(y0), lx = x - float(x0), hy = 1 - ly, hx = 1 - lx;
-    v[0] = hy * hx * plane[y0 * width + x0];
-    v[1] = hy * lx * plane[y0 * width + x1];
-    v[2] = ly * hx * plane[y1 * width + x0];
-    v[3] = ly * lx * plane[y1 * width + x1];
+    int64_t at[4];
+    float w[4];
+    if (!bilinear_corners(height, width, y, x, at, w)) return;
+    for (int k = 0; k < 4; ++k) v[k] = w[k] * plane[at[k]];
   }
 
   std::string mode_;

@@ -128,23 +128,9 @@ class RoiAlignKernel final : public Kernel {
   // The four corners of a bilinear sample at (y, x) as the reference weighs them; weight 0 (and
   // offset 0) outside the image.
   void tap(float y, float x, int32_t* offset, float* weight) const {
-    std::fill(offset, offset + 4, 0);
-    std::fill(weight, weight + 4, 0.0f);
-    if (y < -1.0f || y > float(height_) || x < -1.0f || x > float(width_)) return;
-    y = std::max(y, 0.0f);
-    x = std::max(x, 0.0f);
-    int64_t y0 = int64_t(y), x0 = int64_t(x), y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= height_ - 1) {
-      y0 = y1 = height_ - 1;
-      y = float(y0);
-    }
-    if (x0 >= width_ - 1) {
-      x0 = x1 = width_ - 1;
-      x = float(x0);
-    }
-    const float ly = y - float(y0), lx = x - float(x0), hy = 1 - ly, hx = 1 - lx;
-    const int64_t at[4] = {y0 * width_ + x0, y0 * width_ + x1, y1 * width_ + x0, y1 * width_ + x1};
-    const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
+    int64_t at[4] = {0, 0, 0, 0};
+    float w[4] = {0, 0, 0, 0};
+    ops::bilinear_corners(height_, width_, y, x, at, w);
     for (int k = 0; k < 4; ++k) {
       offset[k] = int32_t(at[k]);
       weight[k] = w[k];
