@@ -18,6 +18,7 @@ std::vector<std::vector<size_t>> value_readers(const ir::Graph& graph) {
 std::optional<size_t> sole_reader(const ir::Graph& graph,
                                   const std::vector<std::vector<size_t>>& readers,
                                   ir::ValueId value) {
+  if (value == ir::kNoValue) return std::nullopt;  // an unnamed (unused) output has no reader
   const ir::Value& v = graph.values[size_t(value)];
   const std::vector<size_t>& r = readers[size_t(value)];
   if (v.is_graph_output || r.size() != 1) return std::nullopt;

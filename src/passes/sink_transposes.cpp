@@ -60,6 +60,7 @@ bool move_before(ir::Graph& graph, size_t t, size_t e) {
   if (!perm) return false;
   const ir::ValueId x = graph.nodes[t].inputs[0], y = graph.nodes[t].outputs[0];
   const ir::Node& op = graph.nodes[e];
+  if (op.outputs.empty() || op.outputs[0] == ir::kNoValue) return false;  // an unused output
   std::optional<ir::ValueId> moved_constant;
   int constant_slot = -1;
   if (is_binary_arithmetic(op)) {
@@ -122,7 +123,9 @@ size_t sink_transposes(ir::Graph& graph) {
     std::vector<bool> dead(graph.nodes.size(), false);
     for (size_t t = 0; t < graph.nodes.size() && !changed; ++t) {
       const ir::Node& second = graph.nodes[t];
-      if (!is_onnx_op(second, "Transpose")) continue;
+      if (!is_onnx_op(second, "Transpose") || second.inputs.empty() ||
+          second.inputs[0] == ir::kNoValue)
+        continue;
       const int32_t p = graph.values[size_t(second.inputs[0])].producer;
       if (p < 0 || !is_onnx_op(graph.nodes[size_t(p)], "Transpose")) continue;
       const ir::Node& first = graph.nodes[size_t(p)];

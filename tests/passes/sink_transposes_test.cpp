@@ -63,6 +63,21 @@ TEST(SinkTransposes, LeavesOpsThatDoNotCommuteWithTheTranspose) {
                                                        "Transpose", "Mul", "Neg"}));
 }
 
+// An op whose one output is unnamed (unused, as ONNX allows) after a Transpose: nothing to move
+// and no value to index with. Found by fuzz_graph (a read at index -1).
+TEST(SinkTransposes, LeavesAnOpWhoseOutputIsUnnamed) {
+  GraphBuilder g;
+  g.input("x", {2, 3});
+  transpose(g, "x", "t", {1, 0});
+  g.node("Relu", {"t"}, {"unused"});
+  transpose(g, "x", "y", {1, 0});
+  g.output("y");
+  ir::Graph graph = g.build();
+  graph.nodes[1].outputs[0] = ir::kNoValue;  // as the loader leaves an output named ""
+  EXPECT_EQ(passes::sink_transposes(graph), 0u);
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"Transpose", "Relu", "Transpose"}));
+}
+
 TEST(SinkTransposes, KeepsATransposeWhoseOutputIsAGraphOutput) {
   GraphBuilder g;
   g.input("x", {2, 3});
