@@ -71,7 +71,7 @@ class QuantizedConvOp final : public Op {
     const std::vector<double> x_zp = zero_point(ctx, x_zero_point(), 1, "x_zero_point");
     const std::vector<double> w_zp = zero_point(ctx, w_zero_point(), channels, "w_zero_point");
     const Tensor xd = centred(x, x_zp, 1);
-    const Tensor wd = centred(w, w_zp, w.numel() / channels);
+    const Tensor wd = centred(w, w_zp, channels > 0 ? w.numel() / channels : 0);  // 0: empty
     Tensor bias;
     if (qlinear_ && ctx.has_input(8)) {
       if (ctx.input(8).numel() != channels)

@@ -26,6 +26,15 @@ TEST(QuantizedConv, ConvIntegerSubtractsZeroPointsPerTensorAndPerChannel) {
   EXPECT_EQ(y.to_int64(), (std::vector<int64_t>{4, 6, 10, 12, 8, 12, 20, 24}));
 }
 
+// No output channels (w [0,1,2,2]): an empty output, not a division by zero (found by fuzz_graph).
+TEST(QuantizedConv, ConvIntegerWithNoOutputChannelsGivesAnEmptyOutput) {
+  OpCall call = op_call("ConvInteger", 10);
+  call.inputs = {Tensor::from<uint8_t>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                 Tensor::zeros(DType::kU8, {0, 1, 2, 2})};
+  const Tensor y = run_op(call)[0];
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 0, 2, 2}));
+}
+
 TEST(QuantizedConv, ConvIntegerTakesConvAttributes) {
   OpCall call = conv_integer();
   call.attributes["pads"] = attr_ints({1, 1, 1, 1});
