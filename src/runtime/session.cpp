@@ -56,6 +56,17 @@ ops::Meta meta_of(const Tensor& t) {
   return m;
 }
 
+// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
+// the compute-heavy ones of detection heads, and ScatterElements, which puts each pyramid level's
+// pooled boxes in place (its reference builds a table of offsets first). Element-wise steps stay
+// with their reference kernels, which already run at memory speed on the few boxes they see.
+bool worth_a_kernel_while_running(const ir::Node& node) {
+  static const std::set<std::string> heavy = {"Conv",     "FusedConv",      "ConvTranspose",
+                                              "Gemm",     "MatMul",         "FusedMatMul",
+                                              "RoiAlign", "ScatterElements"};
+  return heavy.count(node.op_type) > 0;
+}
+
 }  // namespace
 
 Session::Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs,
@@ -315,6 +326,7 @@ void Session::choose_kernels() {
       }
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
+      k.kernel_while_running = options_.fast_kernels && worth_a_kernel_while_running(node);
     } else {
       info.reason = kFastKernelsOffReason;
     }
@@ -510,21 +522,6 @@ void Session::plan_memory() {
   }
 }
 
-namespace {
-
-// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
-// the compute-heavy ones of detection heads, and ScatterElements, which puts each pyramid level's
-// pooled boxes in place (its reference builds a table of offsets first). Element-wise steps stay
-// with their reference kernels, which already run at memory speed on the few boxes they see.
-bool worth_a_kernel_while_running(const ir::Node& node) {
-  static const std::set<std::string> heavy = {"Conv",     "FusedConv",      "ConvTranspose",
-                                              "Gemm",     "MatMul",         "FusedMatMul",
-                                              "RoiAlign", "ScatterElements"};
-  return heavy.count(node.op_type) > 0;
-}
-
-}  // namespace
-
 void Session::run_dynamic_step(size_t s) {
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   std::vector<ops::Meta> in_metas(node.inputs.size());
@@ -558,8 +555,7 @@ void Session::run_dynamic_step(size_t s) {
     charge_run_memory(bytes, "output", int64_t(j));
     *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
   }
-  if (options_.fast_kernels && worth_a_kernel_while_running(node))
-    choose_dynamic_kernel(s, in_metas, out);
+  if (step_kernels_[s].kernel_while_running) choose_dynamic_kernel(s, in_metas, out);
 }
 
 void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,

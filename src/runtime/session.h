@@ -165,6 +165,7 @@ class Session {
     std::unique_ptr<kernels::Kernel> dynamic_kernel;
     std::vector<std::pair<DType, std::vector<int64_t>>> dynamic_key;
     Tensor dynamic_scratch;
+    bool kernel_while_running = false;  // decided at prepare: a dynamic step worth a fast kernel
   };
   // Prepares (or reuses) step s's dynamic fast kernel for its current inputs and output metas.
   void choose_dynamic_kernel(size_t step, const std::vector<ops::Meta>& in,
