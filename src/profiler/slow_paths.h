@@ -32,9 +32,14 @@ std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, 
 // From a profile: each node's median against the whole-run median.
 std::vector<std::string> slow_path_warnings(const Profile& profile);
 
+// Inferences that confirm a candidate slow path found in one (`strata run`).
+inline constexpr int kSlowPathConfirmRuns = 2;
+
 // For `strata run`, which times whole inferences only: when some step runs on a reference
-// implementation, times each step through one more inference (its outputs are the same) and
-// returns the warnings; no extra run otherwise.
+// implementation, times each step through one more inference (its outputs are the same), and
+// through kSlowPathConfirmRuns more when that one finds a slow path; each step's fastest time
+// against the fastest inference, so that a step preempted once is not reported. No extra run
+// when every step has a fast kernel.
 std::vector<std::string> slow_path_warnings(runtime::Session& session,
                                             const std::vector<const Tensor*>& inputs);
 

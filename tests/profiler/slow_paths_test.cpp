@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/model.h"
 #include "runtime/session.h"
+#include "testutil/onnx_builder.h"
 
 namespace strata::test {
 namespace {
@@ -56,6 +58,43 @@ TEST(SlowPaths, ProfileNodesAreJudgedByTheirMedianAgainstTheWholeRun) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("node 'big' (Einsum)"), std::string::npos) << w[0];
   EXPECT_NE(w[0].find("30.0% of the run"), std::string::npos) << w[0];
+}
+
+// x [n,n] → Einsum ij,jk->ik (reference kernel: n³ multiply-adds) → Relu (fast) → y.
+ir::Graph einsum_then_relu(int64_t n) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {n, n});
+  set_attr(m.add_node("Einsum", {"x", "x"}, {"xx"}, "einsum"), "equation",
+           std::string("ij,jk->ik"));
+  m.add_node("Relu", {"xx"}, {"y"}, "relu");
+  m.add_output("y", DType::kF32, {n, n});
+  TempDir dir;
+  return runtime::load_model(m.save(dir.path("einsum.onnx"))).graph;
+}
+
+TEST(SlowPaths, ASessionsHeavyReferenceStepIsNamedAfterTimedRuns) {
+  const ir::Graph graph = einsum_then_relu(96);
+  runtime::Session session(graph, {{DType::kF32, {96, 96}}}, {});
+  ASSERT_EQ(session.steps()[0].kernel, "reference");
+  const Tensor x = Tensor::zeros(DType::kF32, {96, 96});
+  const std::vector<std::string> w = profiler::slow_path_warnings(session, {&x});
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rfind("node 'einsum' (Einsum) runs on the op's reference kernel and takes ", 0),
+            0u)
+      << w[0];
+}
+
+TEST(SlowPaths, ASessionOnFastKernelsOnlyNeedsNoTimedRun) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {4, 4});
+  m.add_node("Relu", {"x"}, {"y"}, "relu");
+  m.add_output("y", DType::kF32, {4, 4});
+  TempDir dir;
+  const ir::Graph graph = runtime::load_model(m.save(dir.path("relu.onnx"))).graph;
+  runtime::Session session(graph, {{DType::kF32, {4, 4}}}, {});
+  ASSERT_NE(session.steps()[0].kernel, "reference");
+  const Tensor x = Tensor::zeros(DType::kF32, {4, 4});
+  EXPECT_TRUE(profiler::slow_path_warnings(session, {&x}).empty());
 }
 
 }  // namespace
