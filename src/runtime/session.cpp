@@ -230,6 +230,11 @@ void Session::choose_kernels() {
       if (id != ir::kNoValue) readers[size_t(id)].push_back(s);
   std::vector<bool> graph_output(metas_.size(), false);
   for (ir::ValueId id : graph_.outputs) graph_output[size_t(id)] = true;
+  std::vector<bool> made_while_running(metas_.size(), false);  // by a dynamic step's own kernel
+  for (size_t s = 0; s < steps_.size(); ++s)
+    if (steps_[s].dynamic && !runners_[s])
+      for (ir::ValueId id : graph_.nodes[steps_[s].node_index].outputs)
+        if (id != ir::kNoValue) made_while_running[size_t(id)] = true;
 
   auto request_for = [&](size_t s) {
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
@@ -327,6 +332,11 @@ void Session::choose_kernels() {
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
       k.kernel_while_running = options_.fast_kernels && worth_a_kernel_while_running(node);
+      for (ir::ValueId id : node.inputs)
+        k.may_take_input.push_back(
+            id != ir::kNoValue && made_while_running[size_t(id)] && !graph_output[size_t(id)] &&
+            readers[size_t(id)].back() == s &&
+            std::count(readers[size_t(id)].begin(), readers[size_t(id)].end(), s) == 1);
     } else {
       info.reason = kFastKernelsOffReason;
     }
@@ -545,9 +555,16 @@ void Session::run_dynamic_step(size_t s) {
   } catch (const NotStatic&) {
     fail_internal("{}: output shape unknown even with all inputs known", graph_.describe(node));
   }
+  if (step_kernels_[s].kernel_while_running) choose_dynamic_kernel(s, in_metas, out);
+  const int taken = input_to_write_in_place(s, out);
+  steps_[s].in_place = taken >= 0;
   for (size_t j = 0; j < out.size(); ++j) {
     if (out[j].kind != ValueKind::kTensor) {  // the kernel makes the list
       *step_outputs_[s][j] = Tensor();
+      continue;
+    }
+    if (j == 0 && taken >= 0) {  // shares the input's buffer, which keeps it alive
+      *step_outputs_[s][0] = *step_inputs_[s][size_t(taken)];
       continue;
     }
     const std::vector<int64_t> dims = out[j].shape.values();
@@ -555,7 +572,21 @@ void Session::run_dynamic_step(size_t s) {
     charge_run_memory(bytes, "output", int64_t(j));
     *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
   }
-  if (step_kernels_[s].kernel_while_running) choose_dynamic_kernel(s, in_metas, out);
+}
+
+int Session::input_to_write_in_place(size_t s, const std::vector<ops::Meta>& out) const {
+  const StepKernels& k = step_kernels_[s];
+  if (!k.dynamic_kernel || out.empty() || out[0].kind != ValueKind::kTensor) return -1;
+  const int i = k.dynamic_kernel->inplace_input();
+  if (i < 0 || size_t(i) >= k.may_take_input.size() || !k.may_take_input[size_t(i)]) return -1;
+  const ir::ValueId id = graph_.nodes[steps_[s].node_index].inputs[size_t(i)];
+  const Tensor& t = slots_[size_t(id)];
+  // Read directly (not a converted copy), owning its plain buffer, of the output's type.
+  if (step_inputs_[s][size_t(i)] != &t || !t.keeps_buffer_alive() || !t.is_tensor() ||
+      t.layout() != Layout::kPlain || t.dtype() != out[0].dtype ||
+      t.shape() != out[0].shape.values())
+    return -1;
+  return i;
 }
 
 void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,

@@ -166,10 +166,17 @@ class Session {
     std::vector<std::pair<DType, std::vector<int64_t>>> dynamic_key;
     Tensor dynamic_scratch;
     bool kernel_while_running = false;  // decided at prepare: a dynamic step worth a fast kernel
+    // Per input of a dynamic step: whether it reads a value made while running that no later
+    // step reads and that is no graph output, so that output 0 may take over its buffer when
+    // the fast kernel writes in place (ScatterElements chains in detection heads).
+    std::vector<bool> may_take_input;
   };
   // Prepares (or reuses) step s's dynamic fast kernel for its current inputs and output metas.
   void choose_dynamic_kernel(size_t step, const std::vector<ops::Meta>& in,
                              const std::vector<ops::Meta>& out);
+  // The input whose buffer step s's output 0 takes over this run (the dynamic fast kernel writes
+  // in place and no later step reads it), or -1.
+  int input_to_write_in_place(size_t step, const std::vector<ops::Meta>& out) const;
   static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.
   struct ConvertedValue {

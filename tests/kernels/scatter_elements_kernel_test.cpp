@@ -52,6 +52,26 @@ TEST(ScatterElementsKernel, RandomShapesAndAxesMatchTheReference) {
   }
 }
 
+// As MultiScaleRoIAlign exports it: along axis 0, rows of more inner positions than one work
+// item takes (1,260 here: two blocks), indices smaller than data off the axis, rows repeated.
+TEST(ScatterElementsKernel, RowsSpanningSeveralWorkItemsMatchTheReference) {
+  std::mt19937 rng(7);
+  const std::vector<int64_t> data = {20, 3, 7, 70}, indices = {15, 3, 6, 70};
+  Tensor index = Tensor::zeros(DType::kI64, indices);
+  const int64_t inner = 3 * 6 * 70;
+  for (int64_t row = 0; row < 15; ++row) {
+    const int64_t target = uniform(rng, 0, 9);  // 15 rows into 10: some written twice
+    for (int64_t k = 0; k < inner; ++k) index.data<int64_t>()[row * inner + k] = target;
+  }
+  for (int threads : {1, 2}) {
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        scatter_graph(data, indices, 0, "none"),
+        {random_tensor(rng, data), index, random_tensor(rng, indices)},
+        kernels::LayoutPolicy::kAuto, 0, threads);
+    EXPECT_EQ(steps[0].kernel, "strata:scatter_elements") << steps[0].reason;
+  }
+}
+
 TEST(ScatterElementsKernel, IndexOutOfRangeFailsNamingIt) {
   std::mt19937 rng(132);
   Tensor index = Tensor::from<int64_t>({2, 2}, {0, 1, 5, 0});

@@ -47,5 +47,55 @@ TEST(DynamicStep, KernelChosenWhileRunningReadsEachRunsWeight) {
   }
 }
 
+// kept = Gather(x, NonZero(keep)) (a run-time row count); s1 = ScatterElements(kept, [[0,0]],
+// [[9,9]]) writes row 0; y = ScatterElements(s1, [[1,0]], [[7,8]], axis 1) swaps into row 0.
+// With `s1_is_output`, s1 is a graph output too, so y must not take its buffer.
+ir::Graph scatter_chain(bool s1_is_output) {
+  ModelBuilder m;
+  m.add_input("keep", DType::kBool, {4});
+  m.add_input("x", DType::kF32, {4, 2});
+  m.add_int64_initializer("i1", {1, 2}, {0, 0});
+  m.add_initializer("u1", Tensor::from<float>({1, 2}, {9, 9}));
+  m.add_int64_initializer("i2", {1, 2}, {1, 0});
+  m.add_initializer("u2", Tensor::from<float>({1, 2}, {7, 8}));
+  m.add_node("NonZero", {"keep"}, {"where"}, "nonzero");
+  m.add_node("Squeeze", {"where"}, {"rows"}, "squeeze");
+  m.add_node("Gather", {"x", "rows"}, {"kept"}, "gather");
+  m.add_node("ScatterElements", {"kept", "i1", "u1"}, {"s1"}, "scatter1");
+  set_attr(m.add_node("ScatterElements", {"s1", "i2", "u2"}, {"y"}, "scatter2"), "axis",
+           int64_t(1));
+  m.add_output("y");
+  if (s1_is_output) m.add_output("s1");
+  TempDir dir;
+  return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
+}
+
+const runtime::StepInfo& step_named(const runtime::Session& session, const std::string& name) {
+  for (const runtime::StepInfo& step : session.steps())
+    if (session.graph().nodes[step.node_index].name == name) return step;
+  throw std::runtime_error("no step " + name);
+}
+
+TEST(DynamicStep, ScatterChainWritesInPlaceIntoBuffersNoLaterStepReads) {
+  Tensor keep = Tensor::from<bool>({4}, {true, false, true, false});
+  Tensor x = Tensor::from<float>({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  for (bool s1_is_output : {false, true}) {
+    SCOPED_TRACE(s1_is_output ? "s1 is a graph output" : "s1 read by scatter2 only");
+    const ir::Graph g = scatter_chain(s1_is_output);
+    runtime::Session session(g, {{DType::kBool, {4}}, {DType::kF32, {4, 2}}}, {});
+    for (int run = 0; run < 2; ++run) {  // the second run reuses the kernels chosen in the first
+      session.run({&keep, &x});
+      EXPECT_EQ(session.output(0).to_double(), (std::vector<double>{8, 7, 5, 6}));
+      if (s1_is_output) {
+        EXPECT_EQ(session.output(1).to_double(), (std::vector<double>{9, 9, 5, 6}));
+      }
+      EXPECT_EQ(step_named(session, "scatter1").kernel, "strata:scatter_elements");
+      EXPECT_TRUE(step_named(session, "scatter1").in_place);
+      EXPECT_EQ(step_named(session, "scatter2").in_place, !s1_is_output);
+    }
+    EXPECT_EQ(x.to_double(), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));  // inputs untouched
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -1,8 +1,9 @@
 // ScatterElements without reduction, 4-byte elements, int64 indices: the copy of `data`, then each
 // update written straight to its place, where the reference first builds a table of every update's
-// offset. Threads split the positions off the axis (outer × inner) and walk the axis in order
-// within each, so a target written twice keeps the reference's last write. torchvision's
+// offset. Threads split the positions off the axis (outer × blocks of inner) and walk the axis in
+// order within each, so a target written twice keeps the reference's last write. torchvision's
 // MultiScaleRoIAlign exports one per pyramid level to put each level's pooled boxes in place.
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/kernel.h"
@@ -15,6 +16,8 @@ namespace {
 
 // Below this many updates, one thread does the whole node.
 constexpr int64_t kShareUpdates = int64_t(1) << 15;
+// Inner (after the axis) positions one work item takes.
+constexpr int64_t kInnerBlock = 1024;
 
 bool serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "ScatterElements";
@@ -49,6 +52,7 @@ class ScatterElementsKernel final : public Kernel {
     for (int64_t d = axis_ + 1; d < rank; ++d) grow(inner_, idx[size_t(d)], strides[size_t(d)]);
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     output_layouts_ = {Layout::kPlain};
+    inplace_input_ = 0;  // data: no copy when the output is its buffer
   }
 
   void run(const KernelArgs& args) override {
@@ -62,14 +66,21 @@ class ScatterElementsKernel final : public Kernel {
     // Checked before the threads start: a failure must not leave a parallel region.
     for (int64_t i = 0; i < count; ++i) ops::resolve_index(indices[i], data_[size_t(axis_)], axis_);
     const int64_t inner = int64_t(inner_.size()), size = data_[size_t(axis_)];
+    // Work items: an outer position and a block of inner ones. Each walks the axis in order and,
+    // for each step along it, its block of inner positions, which lie side by side in the index
+    // and update tensors (walking the axis innermost strode by a whole row per element: 0.8 GB/s
+    // on Mask R-CNN's [963,256,7,7] scatter).
+    const int64_t blocks = (inner + kInnerBlock - 1) / kInnerBlock;
 #pragma omp parallel for schedule(static) if (count >= kShareUpdates)
-    for (int64_t on = 0; on < int64_t(outer_.size()) * inner; ++on) {
-      const int64_t o = on / inner, n = on % inner;
-      const int64_t base = outer_[size_t(o)] + inner_[size_t(n)];
+    for (int64_t item = 0; item < int64_t(outer_.size()) * blocks; ++item) {
+      const int64_t o = item / blocks, n0 = item % blocks * kInnerBlock;
+      const int64_t n1 = std::min(inner, n0 + kInnerBlock);
       for (int64_t j = 0; j < length_; ++j) {
-        const int64_t at = (o * length_ + j) * inner + n;
-        const int64_t index = indices[at] < 0 ? indices[at] + size : indices[at];
-        to[base + index * axis_stride_] = updates[at];
+        const int64_t row = (o * length_ + j) * inner;
+        for (int64_t n = n0; n < n1; ++n) {
+          const int64_t index = indices[row + n] < 0 ? indices[row + n] + size : indices[row + n];
+          to[outer_[size_t(o)] + inner_[size_t(n)] + index * axis_stride_] = updates[row + n];
+        }
       }
     }
   }
