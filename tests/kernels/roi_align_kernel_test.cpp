@@ -1,7 +1,7 @@
 // strata's RoiAlign kernel (src/kernels/cpu/roi_align.cpp) against the reference kernel: random
 // feature maps, rois inside, across and outside the image (some smaller than a pixel), batch
-// indices, avg and max, both coordinate modes, one and two threads; and why it declines an
-// adaptive sampling ratio.
+// indices, avg and max, both coordinate modes, few channels (read plane by plane) and many (read
+// channels-last), one and two threads; and why it declines an adaptive sampling ratio.
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_util.h"
@@ -54,7 +54,9 @@ TEST(RoiAlignKernel, RandomRoisAndModesMatchTheReference) {
     const bool half_pixel = (i / 2) % 2;
     const int threads = 1 + (i / 4) % 2;
     const int64_t ratio = 1 + i % 3;
-    const std::vector<int64_t> x = {uniform(rng, 1, 3), uniform(rng, 1, 9), uniform(rng, 1, 17),
+    // Every third case has enough channels to be read channels-last (a chunk and a part).
+    const int64_t channels = i % 3 == 2 ? uniform(rng, 16, 90) : uniform(rng, 1, 9);
+    const std::vector<int64_t> x = {uniform(rng, 1, 3), channels, uniform(rng, 1, 17),
                                     uniform(rng, 1, 17)};
     const int64_t rois = uniform(rng, 0, 40), out_h = uniform(rng, 1, 7),
                   out_w = uniform(rng, 1, 7);

@@ -1,9 +1,12 @@
 // RoiAlign, f32, with a fixed sampling_ratio (torchvision's detectors export 2): each roi's
 // bilinear taps (four plane offsets and weights per sample) are computed once into scratch, where
-// the reference kernel recomputes them for every channel, then every (roi, channel) plane is read
-// through them; the pairs split among threads. Sums and maxima are taken in the reference's order,
-// so the results are the reference's. An adaptive ratio (0) depends on each roi's size, known only
-// from the data: it stays with the reference kernel.
+// the reference kernel recomputes them for every channel. With many channels (FPN levels have
+// 256) the feature map is first copied channels-last into scratch, so that each tap reads the
+// channels side by side and the sums run as vectors over them, rois split among threads; with
+// few, every (roi, channel) plane is read through the taps, the pairs split among threads. Sums
+// and maxima are taken in the reference's order, so the results are the reference's. An adaptive
+// ratio (0) depends on each roi's size, known only from the data: it stays with the reference
+// kernel.
 #include "ops/roi_align.h"
 
 #include <fmt/format.h>
@@ -20,6 +23,10 @@ namespace {
 
 // Below this many output values, one thread does the whole node.
 constexpr int64_t kShareValues = int64_t(1) << 14;
+// From this many channels on, the feature map is read channels-last.
+constexpr int64_t kChannelsLastFrom = 16;
+// Channels one pass over a bin's taps sums (a stack array each for sums and maxima).
+constexpr int64_t kChannelChunk = 64;
 
 bool serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "RoiAlign";
@@ -52,6 +59,8 @@ class RoiAlignKernel final : public Kernel {
     bins_ = a_.output_height * a_.output_width;
     // Per roi, bin, sample and corner: an int32 offset and a float weight.
     scratch_bytes_ = int64_t(sizeof(int32_t) + sizeof(float)) * rois_ * bins_ * samples_ * 4;
+    channels_last_ = channels_ >= kChannelsLastFrom;
+    if (channels_last_) scratch_bytes_ += int64_t(sizeof(float)) * batch_ * channels_ * x[2] * x[3];
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     output_layouts_ = {Layout::kPlain};
   }
@@ -76,7 +85,16 @@ class RoiAlignKernel final : public Kernel {
     for (int64_t r = 0; r < rois_; ++r)
       roi_taps(rois + r * 4, offset + r * taps, weight + r * taps);
     const int64_t plane = height_ * width_;
-    const float count = float(std::max<int64_t>(samples_, 1));
+    if (channels_last_) {
+      float* nhwc = weight + rois_ * taps;
+      to_channels_last(x, nhwc, share);
+#pragma omp parallel for schedule(static) if (share)
+      for (int64_t r = 0; r < rois_; ++r)
+        roi_channels_last(nhwc + batch[size_t(r)] * plane * channels_, offset + r * taps,
+                          weight + r * taps, y + r * channels_ * bins_);
+      return;
+    }
+    const float count = float(samples_);
 #pragma omp parallel for schedule(static) if (share)
     for (int64_t rc = 0; rc < rois_ * channels_; ++rc) {
       const int64_t r = rc / channels_, c = rc % channels_;
@@ -137,7 +155,51 @@ class RoiAlignKernel final : public Kernel {
     }
   }
 
+  // x [N,C,H,W] → nhwc [N,H,W,C], pixels split among threads.
+  void to_channels_last(const float* x, float* nhwc, bool share) const {
+    const int64_t plane = height_ * width_;
+#pragma omp parallel for schedule(static) if (share)
+    for (int64_t np = 0; np < batch_ * plane; ++np) {
+      const int64_t n = np / plane, p = np % plane;
+      const float* from = x + n * channels_ * plane + p;
+      float* to = nhwc + np * channels_;
+      for (int64_t c = 0; c < channels_; ++c) to[c] = from[c * plane];
+    }
+  }
+
+  // One roi's [C, bins] outputs from a channels-last image: per bin and chunk of channels, the
+  // samples' four taps each add a row of channels, in the reference's order per channel.
+  void roi_channels_last(const float* image, const int32_t* offset, const float* weight,
+                         float* out) const {
+    const float count = float(samples_);
+    float sum[kChannelChunk], max[kChannelChunk];
+    for (int64_t b = 0; b < bins_; ++b) {
+      const int32_t* bin_offset = offset + b * samples_ * 4;
+      const float* bin_weight = weight + b * samples_ * 4;
+      for (int64_t c0 = 0; c0 < channels_; c0 += kChannelChunk) {
+        const int64_t width = std::min(kChannelChunk, channels_ - c0);
+        for (int64_t s = 0; s < samples_; ++s) {
+          const int32_t* o = bin_offset + s * 4;
+          const float* w = bin_weight + s * 4;
+          const float *p0 = image + int64_t(o[0]) * channels_ + c0,
+                      *p1 = image + int64_t(o[1]) * channels_ + c0,
+                      *p2 = image + int64_t(o[2]) * channels_ + c0,
+                      *p3 = image + int64_t(o[3]) * channels_ + c0;
+          for (int64_t c = 0; c < width; ++c) {
+            const float v0 = w[0] * p0[c], v1 = w[1] * p1[c], v2 = w[2] * p2[c], v3 = w[3] * p3[c];
+            const float m = std::max(std::max(v0, v1), std::max(v2, v3));
+            sum[c] = (s == 0 ? 0.0f : sum[c]) + (v0 + v1 + v2 + v3);
+            max[c] = s == 0 ? m : std::max(max[c], m);
+          }
+        }
+        for (int64_t c = 0; c < width; ++c)
+          out[(c0 + c) * bins_ + b] = a_.max ? max[c] : sum[c] / count;
+      }
+    }
+  }
+
   ops::RoiAlignAttributes a_;
+  bool channels_last_ = false;
   int64_t batch_ = 0, channels_ = 0, height_ = 0, width_ = 0, rois_ = 0, samples_ = 0, bins_ = 0;
 };
 
