@@ -77,6 +77,21 @@ Tensor Tensor::view(DType dtype, std::vector<int64_t> shape, void* data,
   return t;
 }
 
+bool Tensor::reuse_as_zeros(DType dtype, const std::vector<int64_t>& shape) {
+  if (kind_ != ValueKind::kTensor || dtype_ == DType::kString || dtype == DType::kString ||
+      layout_ != Layout::kPlain || !owner_ || owner_.get() != data_ || owner_.use_count() != 1)
+    return false;
+  const int64_t numel = checked_numel(shape);
+  const int64_t bytes = checked_mul(numel, int64_t(dtype_size(dtype)));
+  const int64_t held = int64_t(nbytes());
+  if (bytes > held || bytes * 2 < held) return false;
+  dtype_ = dtype;
+  shape_ = shape;
+  numel_ = numel;
+  if (bytes) std::memset(data_, 0, size_t(bytes));
+  return true;
+}
+
 void Tensor::reshape_unchecked(std::vector<int64_t> shape) {
   numel_ = checked_numel(shape);
   shape_ = std::move(shape);

@@ -75,6 +75,12 @@ class Tensor {
   }
   // Changes the shape in place; the caller guarantees the buffer is large enough.
   void reshape_unchecked(std::vector<int64_t> shape);
+  // Becomes a zero-filled plain tensor of `dtype` and `shape` in the buffer it owns, when it is
+  // that buffer's only holder and the new size fits (at most what it holds, at least half); false,
+  // and unchanged, otherwise. Sessions keep the buffers of values made while running this way from
+  // one run to the next: a fresh buffer's every page faults when first written (27 ms per 50 MB on
+  // a VM here, against 2.6 ms to zero the same buffer again).
+  bool reuse_as_zeros(DType dtype, const std::vector<int64_t>& shape);
 
   // A deep copy that owns its buffer.
   Tensor clone() const;

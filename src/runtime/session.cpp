@@ -570,7 +570,9 @@ void Session::run_dynamic_step(size_t s) {
     const std::vector<int64_t> dims = out[j].shape.values();
     const int64_t bytes = checked_mul(checked_numel(dims), int64_t(dtype_size(out[j].dtype)));
     charge_run_memory(bytes, "output", int64_t(j));
-    *step_outputs_[s][j] = Tensor::zeros(out[j].dtype, dims);
+    // The buffer this value had in the last run, when nothing else holds it (core/tensor.h).
+    Tensor& slot = *step_outputs_[s][j];
+    if (!slot.reuse_as_zeros(out[j].dtype, dims)) slot = Tensor::zeros(out[j].dtype, dims);
   }
 }
 
