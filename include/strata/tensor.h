@@ -5,6 +5,7 @@
 //   float* p = x.data<float>();
 //   p[0] = 1.0f;
 //   std::printf("%s %zu bytes\n", x.type_string().c_str(), x.nbytes());  // float32[1,3,224,224]
+//   strata::save_npy("x.npy", x);  // numpy.load("x.npy")
 #pragma once
 
 #include <cstdint>
@@ -46,5 +47,9 @@ class Array {
   std::vector<uint64_t> storage_;  // whole 8-byte words: aligned for every dtype
   size_t nbytes_ = 0;
 };
+
+// Writes `array` as a .npy file (numpy's format) atomically; throws strata::Error naming the path
+// when it cannot be written, or for bfloat16, which .npy cannot hold.
+void save_npy(const std::string& path, const Array& array);
 
 }  // namespace strata

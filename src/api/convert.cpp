@@ -54,4 +54,25 @@ runtime::SessionOptions session_options(const SessionOptions& o) {
   return options;
 }
 
+runtime::Tolerance tolerance(const CompareOptions& o) {
+  runtime::Tolerance t;
+  t.rtol = o.rtol;
+  t.atol = o.atol;
+  t.relative_to_tensor = !o.elementwise;
+  return t;
+}
+
+ValueComparison value_comparison(const std::string& value, const runtime::Comparison& c) {
+  ValueComparison v;
+  v.value = value;
+  v.ok = c.ok;
+  v.problem = c.problem;
+  v.max_abs_error = c.max_abs_error;
+  v.max_rel_error = c.max_rel_error;
+  v.cosine = c.cosine;
+  v.mismatches = c.mismatches;
+  v.max_ulp = c.max_ulp;
+  return v;
+}
+
 }  // namespace strata::api

@@ -9,6 +9,8 @@
 #include "ir/graph.h"
 #include "runtime/input_binding.h"
 #include "runtime/session.h"
+#include "runtime/verify.h"
+#include "strata/compare.h"
 #include "strata/model.h"
 #include "strata/session.h"
 #include "strata/tensor.h"
@@ -25,5 +27,9 @@ ValueInfo value_info(const ir::Value& value);
 runtime::BindOptions bind_options(const InputOptions& options);
 // Fails as the command line does for a bad --layout, --max-memory and the like.
 runtime::SessionOptions session_options(const SessionOptions& options);
+// The runtime's tolerance for `options`.
+runtime::Tolerance tolerance(const CompareOptions& options);
+// A comparison of the value `value` (node and op_type left empty).
+ValueComparison value_comparison(const std::string& value, const runtime::Comparison& c);
 
 }  // namespace strata::api

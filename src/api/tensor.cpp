@@ -5,7 +5,9 @@
 
 #include <cstring>
 
+#include "api/convert.h"
 #include "core/error.h"
+#include "io/npy.h"
 
 namespace strata {
 
@@ -43,6 +45,10 @@ int64_t Array::numel() const {
 
 std::string Array::type_string() const {
   return fmt::format("{}[{}]", dtype_name(dtype_), fmt::join(shape_, ","));
+}
+
+void save_npy(const std::string& path, const Array& array) {
+  io::write_npy(path, api::to_tensor(array));
 }
 
 }  // namespace strata
