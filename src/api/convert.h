@@ -19,7 +19,8 @@ namespace strata::api {
 
 // A copy in a fresh plain tensor.
 Tensor to_tensor(const Array& array);
-// A copy of a plain tensor; fails naming `what` for a sequence, an optional or a string tensor.
+// A copy of a plain tensor, a string tensor, a sequence or an optional (`what` names it in
+// messages).
 Array to_array(const Tensor& tensor, const std::string& what);
 // The value's declared dtype and shape.
 ValueInfo value_info(const ir::Value& value);
