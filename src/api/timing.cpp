@@ -26,6 +26,17 @@ profiler::Summary to_summary(const LatencySummary& s) {
   return out;
 }
 
+// Prepared for inputs of the same names, kinds, dtypes and shapes.
+bool same_inputs(const Session::Impl& a, const Session::Impl& b) {
+  if (a.input_names != b.input_names) return false;
+  for (size_t i = 0; i < a.prepared.size(); ++i)
+    if (a.prepared[i].kind() != b.prepared[i].kind() ||
+        a.prepared[i].dtype() != b.prepared[i].dtype() ||
+        a.prepared[i].shape() != b.prepared[i].shape())
+      return false;
+  return true;
+}
+
 }  // namespace
 
 LatencySummary summarize_latency(const std::vector<double>& ms) {
@@ -70,11 +81,14 @@ Timings time_runs(const std::vector<Session*>& sessions, const std::vector<Named
   if (options.duration_seconds < 0) fail("duration_seconds must not be negative");
   std::vector<runtime::Session*> runtime_sessions;
   int threads = 0;
-  for (Session* s : sessions) {
-    if (!s) fail("time_runs: a session is null");
-    for (const NamedArrays& set : input_sets) s->impl().order(set, true);  // fails naming it
-    runtime_sessions.push_back(s->impl().session.get());
-    threads += s->impl().options.threads;
+  for (size_t k = 0; k < sessions.size(); ++k) {
+    if (!sessions[k]) fail("time_runs: session {} is null", k);
+    const Session::Impl& s = sessions[k]->impl();
+    // Every stream reads the same input tensors: checked against the first session's types.
+    if (!same_inputs(s, sessions[0]->impl()))
+      fail("time_runs: session {} was prepared for other inputs than session 0", k);
+    runtime_sessions.push_back(s.session.get());
+    threads += s.options.threads;
   }
   std::vector<std::vector<Tensor>> ordered;
   for (const NamedArrays& set : input_sets) ordered.push_back(sessions[0]->impl().order(set, true));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/error_of.h"
+#include "testutil/onnx_builder.h"
 
 namespace strata {
 namespace {
@@ -98,6 +99,18 @@ TEST(TimingApi, BadOptionsAndInputsAreOneSentence) {
   EXPECT_NE(error_of([&] {
               time_runs({&session}, {inputs, wrong});
             }).find("prepared for"),
+            std::string::npos);
+  // Streams read the same inputs: a session of another model cannot be one.
+  test::ModelBuilder m;
+  m.add_input("image", DType::kF32, {2});
+  m.add_node("Relu", {"image"}, {"y"}, "relu");
+  m.add_output("y", DType::kF32, {2});
+  test::TempDir dir;
+  const Model relu = Model::load(m.save(dir.path("relu.onnx")));
+  Session other(relu, bind_inputs(relu, {}));
+  EXPECT_NE(error_of([&] {
+              time_runs({&session, &other}, {inputs});
+            }).find("session 1"),
             std::string::npos);
 }
 
