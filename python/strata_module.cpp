@@ -63,6 +63,11 @@ strata::Array to_array(const py::handle& object, const std::string& what) {
 }
 
 py::array to_numpy(const strata::Array& array) {
+  // Sequences, optionals and strings have no numpy array of numbers.
+  if (!array.is_tensor() || array.dtype() == strata::DType::kString)
+    throw strata::Error(strata::ErrorCode::kBadInput,
+                        "a value of type " + array.type_string() +
+                            " has no numpy array: the module returns numeric tensors only");
   std::vector<py::ssize_t> shape(array.shape().begin(), array.shape().end());
   if (array.dtype() != strata::DType::kBF16)
     return py::array(numpy_dtype(array.dtype()), shape, array.raw());  // copies

@@ -1,5 +1,5 @@
-// The library's internal headers in one include, for the command-line tool, the tests and the
-// benchmarks: what they use beyond the public API (include/strata/, docs/api.md). Not installed.
+// The library's internal headers in one include, for the tests, the benchmarks and an example:
+// what they use beyond the public API (include/strata/, docs/api.md). Not installed.
 #pragma once
 
 #include "analyzer/analyze.h"          // analyze: shapes, FLOPs, memory without running

@@ -82,6 +82,44 @@ struct StepInfo {
   std::string reason;  // why that kernel
   std::string layout;  // layout its first output is written in
   int threads = 1;
+  // The model's nodes a fused node stands for (empty for a node of the model as written).
+  std::vector<std::string> fused_from{};
+  // Layout conversions the step makes before its kernel reads ("input 0 'x': nchw → nhwc").
+  std::vector<std::string> conversions{};
+  bool in_place = false;  // its output shares the buffer of an input it was the last to read
+};
+
+// What a graph pass did at prepare: "fuse_conv", 3 nodes folded, fused or removed.
+struct PassApplied {
+  std::string name;
+  size_t changes = 0;
+};
+
+// The prepared plan as a whole (`strata run --verbose` and its --json "plan"):
+//
+//   const strata::PlanSummary p = session.plan();
+//   std::printf("%zu of %zu steps fast, arena %lld bytes\n", p.fast_steps, p.steps,
+//               (long long)p.arena_bytes);
+struct PlanSummary {
+  std::vector<PassApplied> passes;  // in order; empty with SessionOptions::optimize off
+  size_t nodes = 0;                 // of the graph after the passes
+  size_t steps = 0;                 // nodes run per inference (the rest are folded)
+  size_t fast_steps = 0;            // steps run by a fast kernel
+  size_t conversions = 0;           // layout conversions per run
+  size_t folded_nodes = 0;          // computed once at prepare (constants, shape arithmetic)
+  size_t dynamic_nodes = 0;         // shapes known only at run time
+  int64_t arena_bytes = 0;          // activation memory planned
+  int64_t lower_bound_bytes = 0;    // the least any plan could use (the largest live set)
+  int64_t constant_bytes = 0;       // initializers and folded values
+  int64_t packed_bytes = 0;         // weights the fast kernels packed (outside the arena)
+};
+
+// Every value one run computed (Session::dump_all).
+struct DumpSummary {
+  size_t values = 0;  // graph inputs and node outputs kept
+  size_t nodes = 0;   // nodes listed, folded ones included
+  // Per value: name, shape, dtype, min, max, mean, sd, NaN and Inf counts, the first values.
+  std::string io_summary;
 };
 
 class Session {
@@ -97,9 +135,29 @@ class Session {
   // every graph output, in graph order.
   NamedArrays run(const NamedArrays& inputs);
 
+  // The outputs of the last run (any run: run, pack, dump_all, time_runs), in graph order;
+  // throws strata::Error before the first.
+  NamedArrays outputs() const;
+
   std::vector<StepInfo> steps() const;
+  PlanSummary plan() const;
   int64_t arena_bytes() const;  // activation memory planned
-  double prepare_ms() const;
+  double prepare_ms() const;    // graph passes, kernel choice and memory planning
+
+  // Another session of the same prepared graph, for concurrent streams (strata/timing.h): it
+  // reads this one's graph and weights in place and has its own arena (and packed weights). With
+  // fast_run it takes the kernels this one chose from the algo cache rather than timing them
+  // again (without an algo cache it runs the default kernels). Not told of progress.
+  Session clone() const;
+
+  // Runs once on `inputs`, keeping every node's outputs, and writes them to the folder `dir` as
+  // DIR/NAME.npy with DIR/index.json (`strata run --dump-all`, read by compare_dumps); "" writes
+  // nothing. Returns the counts and a text summary of every value (`strata run --io-dump`).
+  DumpSummary dump_all(const NamedArrays& inputs, const std::string& dir = "");
+  // When some step runs on a reference kernel although fast kernels are on: times each step
+  // through one more run on `inputs` and warns of those taking a large share of it ("node 'x'
+  // (Op) runs on its reference kernel: ..."); no run and no warning otherwise.
+  std::vector<std::string> slow_path_warnings(const NamedArrays& inputs);
   // Runs once on `inputs` and writes an ONNX test case in the folder `dir`: the model as loaded
   // (dir/model.onnx), the inputs and the outputs computed (dir/test_data_set_0/input_N.pb,
   // output_N.pb), so that `strata run dir` checks them on another machine. Throws strata::Error
@@ -116,7 +174,9 @@ class Session {
   std::string first_non_finite(const NamedArrays& inputs);
 
   struct Impl;  // the library's own (src/api/session_impl.h)
+  explicit Session(std::unique_ptr<Impl> impl);
   Impl& impl() { return *impl_; }
+  const Impl& impl() const { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -17,6 +17,8 @@
 #include "strata/session.h"       // bind_inputs, Session, run
 #include "strata/table.h"         // Table: the aligned text tables strata prints
 #include "strata/tensor.h"        // Array: the tensors going in and out
+#include "strata/timing.h"        // time_runs: latency and throughput, one or more streams
+#include "strata/verify.h"        // read_test_data, verify_outputs: outputs against expected
 #include "strata/views.h"         // ViewOptions: which tables a profile shows
 
 namespace strata {

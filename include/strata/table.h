@@ -63,6 +63,9 @@ class Table {
 void check_column_names(const std::vector<std::string>& names,
                         const std::vector<std::vector<Column>>& tables);
 
+// A byte count for people: "512 B", "1.5 KiB", "12.0 MiB" (the figures strata prints).
+std::string human_bytes(double bytes);
+
 // Display width of UTF-8 text (code points; enough for the arrows and names strata prints).
 size_t text_width(const std::string& text);
 

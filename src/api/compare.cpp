@@ -13,30 +13,14 @@ namespace strata {
 
 namespace {
 
-runtime::Tolerance tolerance(const CompareOptions& o) {
-  runtime::Tolerance t;
-  t.rtol = o.rtol;
-  t.atol = o.atol;
-  t.relative_to_tensor = !o.elementwise;
-  return t;
-}
-
 Comparison convert(const debug::DumpComparison& c, std::string report) {
   Comparison out;
   for (const debug::ValueDiff& d : c.values) {
-    ValueComparison v;
-    v.value = d.value;
+    ValueComparison v = api::value_comparison(d.value, d.comparison);
     if (d.node) {
       v.node = c.nodes[*d.node].name;
       v.op_type = c.nodes[*d.node].op_type;
     }
-    v.ok = d.comparison.ok;
-    v.problem = d.comparison.problem;
-    v.max_abs_error = d.comparison.max_abs_error;
-    v.max_rel_error = d.comparison.max_rel_error;
-    v.cosine = d.comparison.cosine;
-    v.mismatches = d.comparison.mismatches;
-    v.max_ulp = d.comparison.max_ulp;
     out.values.push_back(std::move(v));
   }
   out.out_of_tolerance = c.out_of_tolerance;
@@ -52,7 +36,7 @@ Comparison convert(const debug::DumpComparison& c, std::string report) {
 
 Comparison compare(const debug::Dump& a, const debug::Dump& b, const std::string& label_a,
                    const std::string& label_b, const CompareOptions& options) {
-  const runtime::Tolerance tol = tolerance(options);
+  const runtime::Tolerance tol = api::tolerance(options);
   const debug::DumpComparison c = debug::compare_dumps(a, b, tol);
   return convert(c, debug::render_comparison(c, label_a, label_b, tol, options.fit));
 }
@@ -85,7 +69,7 @@ Comparison compare_runs(const Model& model, const NamedArrays& inputs, const std
   } else {
     // The second session: the same graph and inputs, the options `against` changes.
     const runtime::SessionOptions options = debug::against_options(other, first.impl().options);
-    runtime::Session second(first.impl().graph, first.impl().specs(), options);
+    runtime::Session second(*first.impl().graph, first.impl().specs(), options);
     b = debug::record_run(second, Session::Impl::pointers(ordered), sha);
   }
   return compare(a, b, model.path(), other.label, options);

@@ -1,5 +1,8 @@
 #include "api/convert.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -8,17 +11,35 @@
 namespace strata::api {
 
 Tensor to_tensor(const Array& array) {
+  if (!array.is_tensor()) {
+    std::vector<Tensor> items;
+    for (const Array& item : array.items()) items.push_back(to_tensor(item));
+    return array.kind() == Array::Kind::kSequence ? Tensor::sequence(array.dtype(), items)
+                                                  : Tensor::optional(array.dtype(), items);
+  }
   Tensor t = Tensor::zeros(array.dtype(), array.shape());
-  if (array.nbytes()) std::memcpy(t.raw(), array.raw(), array.nbytes());
+  if (array.dtype() == DType::kString)
+    std::copy(array.strings().begin(), array.strings().end(), t.data<std::string>());
+  else if (array.nbytes())
+    std::memcpy(t.raw(), array.raw(), array.nbytes());
   return t;
 }
 
 Array to_array(const Tensor& tensor, const std::string& what) {
-  if (!tensor.is_tensor())
-    fail("{} is a {}; the API returns tensors only", what, value_kind_name(tensor.kind()));
-  if (tensor.dtype() == DType::kString)
-    fail("{} is a string tensor; the API returns numeric tensors only", what);
+  if (!tensor.is_tensor()) {
+    std::vector<Array> items;
+    for (size_t i = 0; i < tensor.items().size(); ++i)
+      items.push_back(to_array(tensor.items()[i], fmt::format("{} item {}", what, i)));
+    return tensor.kind() == ValueKind::kSequence ? Array::sequence(tensor.dtype(), items)
+                                                 : Array::optional(tensor.dtype(), items);
+  }
   if (tensor.layout() != Layout::kPlain) fail_internal("{} is not in the plain layout", what);
+  if (tensor.dtype() == DType::kString) {
+    Array a(DType::kString, tensor.shape());
+    std::copy(tensor.data<std::string>(), tensor.data<std::string>() + tensor.numel(),
+              a.strings().begin());
+    return a;
+  }
   return Array::copy_of(tensor.dtype(), tensor.shape(), tensor.raw(), tensor.nbytes());
 }
 
@@ -52,6 +73,27 @@ runtime::SessionOptions session_options(const SessionOptions& o) {
     options.algo_cache = std::make_shared<runtime::AlgoCache>(o.algo_cache, o.warn);
   options.progress = o.progress;
   return options;
+}
+
+runtime::Tolerance tolerance(const CompareOptions& o) {
+  runtime::Tolerance t;
+  t.rtol = o.rtol;
+  t.atol = o.atol;
+  t.relative_to_tensor = !o.elementwise;
+  return t;
+}
+
+ValueComparison value_comparison(const std::string& value, const runtime::Comparison& c) {
+  ValueComparison v;
+  v.value = value;
+  v.ok = c.ok;
+  v.problem = c.problem;
+  v.max_abs_error = c.max_abs_error;
+  v.max_rel_error = c.max_rel_error;
+  v.cosine = c.cosine;
+  v.mismatches = c.mismatches;
+  v.max_ulp = c.max_ulp;
+  return v;
 }
 
 }  // namespace strata::api

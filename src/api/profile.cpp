@@ -59,6 +59,7 @@ Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
   auto impl = std::make_shared<Profile::Impl>();
   profiler::Profile& p = impl->profile;
   p = profiler::profile_session(*s.session, pointers, run);
+  s.has_run = true;
   profiler::stamp_profile(p, s.model_path);
   p.machine = machine;
   p.threads = threads;

@@ -6,10 +6,12 @@
 #include "api/convert.h"
 #include "api/model_impl.h"
 #include "api/session_impl.h"
+#include "debug/dump.h"
 #include "debug/finite.h"
 #include "debug/test_case.h"
 #include "passes/optimize.h"
 #include "passes/specialize_inputs.h"
+#include "profiler/slow_paths.h"
 #include "report/progress.h"
 #include "runtime/input_binding.h"
 #include "runtime/input_folder.h"
@@ -114,22 +116,44 @@ Session::Session(const Model& model, const NamedArrays& inputs, const SessionOpt
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.model_path = model.path();
+  s.model = model;
   s.load_ms = model.load_ms();
-  s.graph = model.impl().loaded.graph;
-  for (ir::ValueId id : s.graph.inputs) s.input_names.push_back(s.graph.values[size_t(id)].name);
+  auto graph = std::make_shared<ir::Graph>(model.impl().loaded.graph);
+  for (ir::ValueId id : graph->inputs) s.input_names.push_back(graph->values[size_t(id)].name);
   s.prepared = s.order(inputs, false);
   s.options = api::session_options(options);
-  const runtime::SessionOptions& runtime_options = s.options;
   const auto t0 = std::chrono::steady_clock::now();
   if (options.optimize) {
     const report::ProgressTicker ticker(options.progress, "optimize");
     std::vector<std::vector<int64_t>> shapes;
     for (const Tensor& t : s.prepared) shapes.push_back(t.shape());
-    passes::specialize_inputs(s.graph, shapes);
-    passes::optimize_graph(s.graph);
+    passes::specialize_inputs(*graph, shapes);
+    s.passes = passes::optimize_graph(*graph);
   }
-  s.session = std::make_unique<runtime::Session>(s.graph, s.specs(), runtime_options);
+  s.graph = std::move(graph);
+  s.session = std::make_unique<runtime::Session>(*s.graph, s.specs(), s.options);
   s.prepare_ms = runtime::elapsed_ms(t0);
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Session Session::clone() const {
+  const Impl& s = *impl_;
+  auto copy = std::make_unique<Impl>();
+  copy->model_path = s.model_path;
+  copy->model = s.model;
+  copy->graph = s.graph;
+  copy->passes = s.passes;
+  copy->input_names = s.input_names;
+  copy->prepared = s.prepared;
+  copy->load_ms = s.load_ms;
+  copy->options = s.options;
+  copy->options.progress = nullptr;
+  copy->options.fast_run = false;  // the first session's choices, from the algo cache
+  const auto t0 = std::chrono::steady_clock::now();
+  copy->session = std::make_unique<runtime::Session>(*copy->graph, copy->specs(), copy->options);
+  copy->prepare_ms = runtime::elapsed_ms(t0);
+  return Session(std::move(copy));
 }
 
 Session::~Session() = default;
@@ -138,8 +162,14 @@ Session& Session::operator=(Session&&) noexcept = default;
 
 NamedArrays Session::run(const NamedArrays& inputs) {
   const std::vector<Tensor> ordered = impl_->order(inputs, true);
-  runtime::Session& session = *impl_->session;
-  session.run(Impl::pointers(ordered));
+  impl_->session->run(Impl::pointers(ordered));
+  impl_->has_run = true;
+  return outputs();
+}
+
+NamedArrays Session::outputs() const {
+  if (!impl_->has_run) fail("the session has not run yet: it has no outputs");
+  const runtime::Session& session = *impl_->session;
   NamedArrays outputs;
   const ir::Graph& graph = session.graph();
   for (size_t i = 0; i < session.num_outputs(); ++i) {
@@ -154,9 +184,28 @@ std::vector<StepInfo> Session::steps() const {
   const ir::Graph& graph = impl_->session->graph();
   for (const runtime::StepInfo& st : impl_->session->steps()) {
     const ir::Node& node = graph.nodes[st.node_index];
-    steps.push_back({node.name, node.op_type, st.kernel, st.reason, st.layout, st.threads});
+    steps.push_back({node.name, node.op_type, st.kernel, st.reason, st.layout, st.threads,
+                     node.fused_from, st.conversions, st.in_place});
   }
   return steps;
+}
+
+PlanSummary Session::plan() const {
+  const runtime::Session& session = *impl_->session;
+  const runtime::PrepareStats& st = session.stats();
+  PlanSummary p;
+  for (const passes::PassRecord& r : impl_->passes) p.passes.push_back({r.name, r.changes});
+  p.nodes = session.graph().nodes.size();
+  p.steps = session.steps().size();
+  p.fast_steps = st.fast_steps;
+  p.conversions = st.conversions;
+  p.folded_nodes = st.folded_nodes;
+  p.dynamic_nodes = st.dynamic_nodes;
+  p.arena_bytes = st.arena_bytes;
+  p.lower_bound_bytes = st.lower_bound_bytes;
+  p.constant_bytes = st.constant_bytes;
+  p.packed_bytes = st.packed_bytes;
+  return p;
 }
 
 int64_t Session::arena_bytes() const {
@@ -170,6 +219,7 @@ Session::Packed Session::pack(const std::string& dir, const NamedArrays& inputs)
   const std::vector<Tensor> ordered = impl_->order(inputs, true);
   runtime::Session& session = *impl_->session;
   session.run(Impl::pointers(ordered));
+  impl_->has_run = true;
   std::vector<const Tensor*> outputs;
   for (size_t i = 0; i < session.num_outputs(); ++i) outputs.push_back(&session.output(i));
   const ir::Graph& graph = session.graph();
@@ -185,6 +235,23 @@ Session::Packed Session::pack(const std::string& dir, const NamedArrays& inputs)
     packed.outputs.push_back({fmt::format("output_{}.pb", i),
                               graph.values[size_t(graph.outputs[i])].name, type(*outputs[i])});
   return packed;
+}
+
+DumpSummary Session::dump_all(const NamedArrays& inputs, const std::string& dir) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  const debug::Dump dump =
+      debug::record_run(*impl_->session, Impl::pointers(ordered),
+                        debug::model_signature(impl_->model.impl().loaded.graph));
+  impl_->has_run = true;
+  if (!dir.empty()) debug::write_dump(dump, dir);
+  return {dump.values.size(), dump.nodes.size(), debug::io_summary(dump)};
+}
+
+std::vector<std::string> Session::slow_path_warnings(const NamedArrays& inputs) {
+  const std::vector<Tensor> ordered = impl_->order(inputs, true);
+  std::vector<std::string> warnings =
+      profiler::slow_path_warnings(*impl_->session, Impl::pointers(ordered));
+  return warnings;
 }
 
 std::string Session::first_non_finite(const NamedArrays& inputs) {

@@ -7,18 +7,24 @@
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "passes/optimize.h"
 #include "runtime/session.h"
+#include "strata/model.h"
 #include "strata/session.h"
 
 namespace strata {
 
 struct Session::Impl {
   std::string model_path;
-  ir::Graph graph;  // the model's graph, optimised for this session's input shapes
+  Model model;  // as loaded, before the passes (dumps are signed with its structure)
+  // The model's graph, optimised for this session's input shapes; shared with clone()s.
+  std::shared_ptr<const ir::Graph> graph;
   std::unique_ptr<runtime::Session> session;  // reads `graph`: declared after it
+  std::vector<passes::PassRecord> passes;     // what the graph passes did at prepare
   std::vector<std::string> input_names;       // graph order
   std::vector<Tensor> prepared;               // inputs as given at prepare (dtypes and shapes)
   double load_ms = 0, prepare_ms = 0;
+  bool has_run = false;             // the runtime session holds outputs (Session::outputs)
   runtime::SessionOptions options;  // as prepared (its algo cache shared with other sessions)
 
   // `inputs` by name in graph order, checked against the prepared dtypes and shapes when

@@ -72,7 +72,9 @@ TEST(PublicApi, BadInputsNameWhatIsWrong) {
   EXPECT_NE(error_of([&] { run(model, {}, {.layout = "diagonal"}); }).find("--layout"),
             std::string::npos);
   EXPECT_NE(error_of([&] { Model::load(kTiny + ".missing"); }).find(".missing"), std::string::npos);
-  EXPECT_NE(error_of([] { Array(DType::kString, {2}); }).find("string"), std::string::npos);
+  EXPECT_NE(error_of([] { Array(DType::kUndefined, {2}); }).find("undefined"), std::string::npos);
+  EXPECT_NE(error_of([] { Array::copy_of(DType::kString, {1}, "", 0); }).find("strings()"),
+            std::string::npos);
 }
 
 TEST(PublicApi, ProfileHasARecordPerExecutedNode) {

@@ -1,5 +1,6 @@
-// Uses only the installed public API: loads a model, runs it on given and random inputs, profiles
-// and analyses it, and reports a bad path as strata::Error. Exits non-zero on any surprise.
+// Uses only the installed public API: loads a model, runs it on given and random inputs, times and
+// verifies it as `strata run` does, profiles and analyses it, and reports a bad path as
+// strata::Error. Exits non-zero on any surprise.
 #include <strata/strata.h>
 
 #include <cstdio>
@@ -26,6 +27,23 @@ int main(int argc, char** argv) {
     for (const strata::NamedArray& out : outputs)
       std::printf("output %s %s\n", out.name.c_str(), out.array.type_string().c_str());
     if (outputs.empty() || outputs[0].array.numel() == 0) return 1;
+
+    // What `strata run` does: the plan, timed runs on two streams, outputs verified.
+    const strata::PlanSummary plan = session.plan();
+    std::printf("plan: %zu of %zu steps fast, arena %s\n", plan.fast_steps, plan.steps,
+                strata::human_bytes(double(plan.arena_bytes)).c_str());
+    strata::Session second = session.clone();
+    strata::TimingOptions timing;
+    timing.iterations = 3;
+    const strata::Timings t = strata::time_runs({&session, &second}, {inputs}, timing);
+    const strata::LatencySummary latency = strata::summarize_latency(t.iterations_ms());
+    std::printf("timed: %lld runs, median %.3f ms\n", (long long)t.timed_runs(), latency.median_ms);
+    if (t.timed_runs() != 6 || !(latency.median_ms > 0)) return 1;
+    strata::CompareOptions exact;
+    exact.atol = exact.rtol = 0;
+    for (const strata::ValueComparison& c :
+         strata::verify_outputs(session.outputs(), outputs, exact))
+      if (!c.ok) return 1;  // the same inputs give the same outputs
 
     strata::ProfileOptions profile_options;
     profile_options.iterations = 3;

@@ -1,19 +1,24 @@
 // `strata run MODEL`: load, bind inputs, prepare, warm up, time, verify, report.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "command_output.h"
-#include "format.h"
-#include "model_binding.h"
 #include "model_options.h"
-#include "strata_internal.h"
+#include "strata/errors.h"
+#include "strata/files.h"
+#include "strata/machine.h"
+#include "strata/model.h"
+#include "strata/progress.h"
+#include "strata/session.h"
+#include "strata/strata.h"
+#include "strata/table.h"
+#include "strata/tensor.h"
+#include "strata/timing.h"
+#include "strata/verify.h"
 
 namespace strata::cli {
 
@@ -35,43 +40,60 @@ struct RunOptions {
   std::string dump_all_dir;  // --dump-all
   std::string io_dump_path;  // --io-dump
   bool check_finite = false;
-  runtime::Tolerance tolerance;
+  CompareOptions tolerance = elementwise_tolerance();
   bool quiet = false;
   bool verbose = false;
+
+  // --verify and --test-data hold each element to its own magnitude, as numpy's assert_allclose.
+  static CompareOptions elementwise_tolerance() {
+    CompareOptions options;
+    options.elementwise = true;
+    return options;
+  }
 };
 
 // --duration and --streams: one sentence naming the option for a value that cannot work.
 void check_throughput_options(const RunOptions& cmd) {
   constexpr double kMaxDurationSeconds = 7 * 24 * 3600.0;
   if (cmd.duration_given && !(cmd.duration > 0 && cmd.duration <= kMaxDurationSeconds))
-    fail("--duration must be a number of seconds above 0 (at most a week), not {:g}", cmd.duration);
-  if (cmd.streams < 1) fail("--streams must be at least 1, not {}", cmd.streams);
+    bad_option("--duration must be a number of seconds above 0 (at most a week), not {:g}",
+               cmd.duration);
+  if (cmd.streams < 1) bad_option("--streams must be at least 1, not {}", cmd.streams);
   if (cmd.streams > 1 && cmd.model.fast_run && cmd.model.algo_cache.empty())
-    fail(
+    bad_option(
         "--streams with --fast-run needs --algo-cache FILE: the streams after the first run the "
         "kernels the first one chose, read from that file");
-  const int cpus = profiler::logical_cpus();
+  const int cpus = logical_cpus();
   if (!cmd.oversubscribe && int64_t(cmd.streams) * cmd.model.threads > cpus)
-    fail(
+    bad_option(
         "--streams {} × --threads {} needs {} CPUs but this machine has {}: lower them (or add "
         "--oversubscribe to share the CPUs, at the cost of every latency)",
         cmd.streams, cmd.model.threads, int64_t(cmd.streams) * cmd.model.threads, cpus);
 }
 
-std::string latency_line(const profiler::Summary& s) {
+std::string latency_line(const LatencySummary& s) {
   return fmt::format(
       "min {:.3f}  median {:.3f}  mean {:.3f}  sd {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f} ms  "
       "CV {:.1f}%",
-      s.min, s.median, s.mean, s.sd, s.p90, s.p99, s.max, s.cv * 100);
+      s.min_ms, s.median_ms, s.mean_ms, s.sd_ms, s.p90_ms, s.p99_ms, s.max_ms, s.cv * 100);
 }
 
-nlohmann::json streams_json(const runtime::StreamsResult& timings) {
+nlohmann::json latency_json(const LatencySummary& s) {
+  return {{"min", s.min_ms}, {"median", s.median_ms}, {"mean", s.mean_ms}, {"sd", s.sd_ms},
+          {"p90", s.p90_ms}, {"p99", s.p99_ms},       {"max", s.max_ms},   {"cv", s.cv}};
+}
+
+nlohmann::json streams_json(const Timings& timings) {
   nlohmann::json streams = nlohmann::json::array();
-  for (const runtime::StreamTimings& t : timings.streams)
+  for (const StreamTimes& t : timings.streams)
     streams.push_back({{"runs", t.iterations_ms.size()},
-                       {"latency_ms", report::summary_json(profiler::summarize(t.iterations_ms))},
+                       {"latency_ms", latency_json(summarize_latency(t.iterations_ms))},
                        {"iterations_ms", t.iterations_ms}});
   return streams;
+}
+
+nlohmann::json array_json(const NamedArray& a) {
+  return {{"name", a.name}, {"dtype", dtype_name(a.array.dtype())}, {"shape", a.array.shape()}};
 }
 
 void print_times(const char* label, const std::vector<double>& ms) {
@@ -83,24 +105,19 @@ void print_times(const char* label, const std::vector<double>& ms) {
 
 // --verbose: the passes applied, then per step the kernel that runs it and why, its layout, the
 // conversions it makes, and the model nodes a fused node stands for.
-void print_plan(const runtime::Session& session, const std::vector<passes::PassRecord>& passes) {
+void print_plan(const PlanSummary& plan, const std::vector<StepInfo>& steps, int threads) {
   std::string line;
-  for (const passes::PassRecord& p : passes)
+  for (const PassApplied& p : plan.passes)
     line += fmt::format("{}{} {}", line.empty() ? "" : ", ", p.name, p.changes);
-  fmt::print("{:<11}{}\n", "passes", passes.empty() ? "none (--no-optimize)" : line);
-  const runtime::PrepareStats& st = session.stats();
+  fmt::print("{:<11}{}\n", "passes", plan.passes.empty() ? "none (--no-optimize)" : line);
   fmt::print("{:<11}{} of {} steps fast, {} layout conversions, {} of packed weights\n", "kernels",
-             st.fast_steps, session.steps().size(), st.conversions,
-             human_bytes(double(st.packed_bytes)));
-  const ir::Graph& graph = session.graph();
-  for (size_t s = 0; s < session.steps().size(); ++s) {
-    const runtime::StepInfo& step = session.steps()[s];
-    const ir::Node& node = graph.nodes[step.node_index];
-    fmt::print("step {:<6}{} '{}'\n", s, node.op_type, node.name);
-    if (!node.fused_from.empty())
-      fmt::print("{:<11}fused from {}\n", "", fmt::join(node.fused_from, ", "));
-    const bool alone =
-        step.kernel != "reference" && session.options().threads > 1 && step.threads == 1;
+             plan.fast_steps, plan.steps, plan.conversions, human_bytes(double(plan.packed_bytes)));
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const StepInfo& step = steps[s];
+    fmt::print("step {:<6}{} '{}'\n", s, step.op_type, step.node);
+    if (!step.fused_from.empty())
+      fmt::print("{:<11}fused from {}\n", "", fmt::join(step.fused_from, ", "));
+    const bool alone = step.kernel != "reference" && threads > 1 && step.threads == 1;
     fmt::print("{:<11}kernel {}{}{}{}: {}\n", "", step.kernel,
                step.layout.empty() ? "" : ", writes " + step.layout,
                step.in_place ? " (sharing an input's buffer)" : "", alone ? ", on 1 thread" : "",
@@ -109,117 +126,112 @@ void print_plan(const runtime::Session& session, const std::vector<passes::PassR
   }
 }
 
+// --dump-outputs: DIR/NAME.npy.
+void dump_output(const NamedArray& out, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) bad_option("--dump-outputs: cannot create the folder '{}' ({})", dir, ec.message());
+  save_npy((std::filesystem::path(dir) / (file_stem_of(out.name) + ".npy")).string(), out.array);
+}
+
 int execute_run(RunOptions& cmd) {
-  if (const std::optional<debug::TestCase> test_case = debug::find_test_case(cmd.model.model)) {
+  if (const std::optional<TestCase> test_case = find_test_case(cmd.model.model)) {
     cmd.model.model = test_case->model;
     if (cmd.test_data_dir.empty()) cmd.test_data_dir = test_case->data_dir;
   }
-  nlohmann::json report;
   std::vector<std::string> warnings;
   const WarningSink warn = print_warnings(&warnings);
 
   check_throughput_options(cmd);
-  if (!cmd.json_path.empty()) io::check_writable(cmd.json_path);  // before the work, not after
-  if (!cmd.io_dump_path.empty()) io::check_writable(cmd.io_dump_path);
+  if (!cmd.json_path.empty()) check_writable(cmd.json_path);  // before the work, not after
+  if (!cmd.io_dump_path.empty()) check_writable(cmd.io_dump_path);
 
-  BoundModel bound = load_and_bind(cmd.model, warn, cmd.test_data_dir, true);
-  const std::string signature = debug::model_signature(bound.loaded.graph);  // before the passes
-  const std::vector<passes::PassRecord> passes_applied = optimize_for_session(bound, cmd.model);
-  const ir::Graph& graph = bound.loaded.graph;
-  const std::vector<Tensor>& inputs = bound.inputs;
-  const std::vector<std::string>& origins = bound.origins;
-  std::vector<Tensor> expected = std::move(bound.expected);
-  if (cmd.test_data_dir.empty() && !cmd.verify_dir.empty())
-    expected = runtime::read_expected_outputs(cmd.verify_dir, graph);
-  const std::vector<const Tensor*> input_ptrs = bound.input_pointers();
-  const double load_ms = bound.load_ms;
+  const Model model = Model::load(cmd.model.model, terminal_progress());
+  for (const std::string& w : model.warnings()) warn(w);
+  std::vector<NamedArrays> input_sets;
+  NamedArrays expected;
+  if (!cmd.test_data_dir.empty()) {
+    if (!cmd.model.inputs.empty()) bad_option("--test-data and --input cannot be combined");
+    TestData data = read_test_data(model, cmd.test_data_dir, warn);
+    input_sets.push_back(std::move(data.inputs));
+    expected = std::move(data.expected);
+  } else {
+    input_sets = bind_input_sets(model, to_input_options(cmd.model, warn));
+    if (!cmd.verify_dir.empty()) expected = read_expected_outputs(model, cmd.verify_dir);
+  }
+  clear_terminal_progress();
+  const NamedArrays& inputs = input_sets[0];
   const int threads = cmd.model.threads;
 
-  auto t0 = std::chrono::steady_clock::now();
-  const runtime::SessionOptions options = session_options(cmd.model, warn);
-  runtime::Session session(graph, bound.specs(), options);
-  const double prepare_ms = runtime::elapsed_ms(t0);
+  Session session(model, inputs, to_session_options(cmd.model, warn));
   // --streams: more sessions of the same graph, reading its weights in place; each has its own
-  // arena (and its own packed copies of the weights the fast kernels pack).
-  std::vector<std::unique_ptr<runtime::Session>> more_sessions;
-  // With --fast-run they take the first session's choices from the algo cache, not time again.
-  runtime::SessionOptions stream_options = options;
-  stream_options.progress = nullptr;
-  stream_options.fast_run = false;
+  // arena (and its own packed copies of the weights the fast kernels pack). With --fast-run they
+  // take the first session's choices from the algo cache, not time again.
+  std::vector<Session> more_sessions;
+  const ProgressFn progress = terminal_progress();
   for (int s = 1; s < cmd.streams; ++s) {
-    report::stderr_progress().update("streams", s, cmd.streams);
-    more_sessions.push_back(
-        std::make_unique<runtime::Session>(graph, bound.specs(), stream_options));
+    if (progress) progress("streams", s, cmd.streams);
+    more_sessions.push_back(session.clone());
   }
-  std::vector<runtime::Session*> sessions = {&session};
-  for (const auto& s : more_sessions) sessions.push_back(s.get());
-  const std::vector<std::vector<const Tensor*>> input_sets = bound.input_sets();
-  const runtime::PrepareStats& st = session.stats();
-  report::ProgressLine& progress = report::stderr_progress();
-  progress.clear();
+  std::vector<Session*> sessions = {&session};
+  for (Session& s : more_sessions) sessions.push_back(&s);
+  const PlanSummary plan = session.plan();
+  const std::vector<StepInfo> steps = session.steps();
+  clear_terminal_progress();
 
   if (!cmd.quiet) {
-    fmt::print("strata {} run: {}\n", kVersion, cmd.model.model);
-    fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", graph.ir_version, graph.opset,
-               graph.nodes.size(),
-               graph.producer_name.empty()
-                   ? ""
-                   : fmt::format(", from {} {}", graph.producer_name, graph.producer_version));
-    fmt::print("{:<11}{:.2f} ms\n", "load", load_ms);
+    fmt::print("strata {} run: {}\n", version(), cmd.model.model);
+    fmt::print("{:<11}IR {}, opset {}, {} nodes{}\n", "model", model.ir_version(), model.opset(),
+               plan.nodes, model.producer().empty() ? "" : ", from " + model.producer());
+    fmt::print("{:<11}{:.2f} ms\n", "load", model.load_ms());
     for (size_t i = 0; i < inputs.size(); ++i)
-      fmt::print("{:<11}{}: {} {}\n", i == 0 ? "inputs" : "",
-                 graph.values[size_t(graph.inputs[i])].name, tensor_type(inputs[i]), origins[i]);
+      fmt::print("{:<11}{}: {} {}\n", i == 0 ? "inputs" : "", inputs[i].name,
+                 inputs[i].array.type_string(), inputs[i].origin);
     fmt::print(
         "{:<11}{:.2f} ms ({} steps, {} folded, {} dynamic; arena {}, lower bound {}; "
         "threads {})\n",
-        "prepare", prepare_ms, session.steps().size(), st.folded_nodes, st.dynamic_nodes,
-        human_bytes(double(st.arena_bytes)), human_bytes(double(st.lower_bound_bytes)), threads);
+        "prepare", session.prepare_ms(), plan.steps, plan.folded_nodes, plan.dynamic_nodes,
+        human_bytes(double(plan.arena_bytes)), human_bytes(double(plan.lower_bound_bytes)),
+        threads);
   }
-  if (cmd.verbose) print_plan(session, passes_applied);
+  if (cmd.verbose) print_plan(plan, steps, threads);
 
   if (cmd.check_finite) {
-    if (const auto bad = debug::find_non_finite(session, input_ptrs)) {
-      fmt::print("{:<11}{}\n", "finite", debug::describe(*bad));
+    if (const std::string bad = session.first_non_finite(inputs); !bad.empty()) {
+      fmt::print("{:<11}{}\n", "finite", bad);
       return int(ErrorCode::kVerifyFailed);
     }
     if (!cmd.quiet) fmt::print("{:<11}every node's outputs are finite\n", "finite");
   }
   if (!cmd.dump_all_dir.empty() || !cmd.io_dump_path.empty()) {
-    const debug::Dump dump = debug::record_run(session, input_ptrs, signature);
-    if (!cmd.dump_all_dir.empty()) {
-      debug::write_dump(dump, cmd.dump_all_dir);
-      if (!cmd.quiet)
-        fmt::print("{:<11}{} values of {} nodes to {}\n", "dump-all", dump.values.size(),
-                   dump.nodes.size(), cmd.dump_all_dir);
-    }
+    const DumpSummary dump = session.dump_all(inputs, cmd.dump_all_dir);
+    if (!cmd.dump_all_dir.empty() && !cmd.quiet)
+      fmt::print("{:<11}{} values of {} nodes to {}\n", "dump-all", dump.values, dump.nodes,
+                 cmd.dump_all_dir);
     if (!cmd.io_dump_path.empty()) {
-      io::write_file(cmd.io_dump_path, debug::io_summary(dump));
+      write_file(cmd.io_dump_path, dump.io_summary);
       if (!cmd.quiet) fmt::print("{:<11}{}\n", "io-dump", cmd.io_dump_path);
     }
   }
 
-  const profiler::UsageReading usage_from = profiler::read_usage();
-  runtime::StreamPlan plan;
-  plan.warmup = cmd.warmup;
-  plan.iterations = cmd.iterations;
-  plan.duration_seconds = cmd.duration;
-  plan.progress = progress.callback();
-  const runtime::StreamsResult timings = runtime::run_streams(sessions, input_sets, plan);
-  progress.clear();
-  const profiler::UsageReading usage_to = profiler::read_usage();
-  if (input_sets.size() > 1) session.run(input_ptrs);  // outputs and --verify: the first set
-  std::vector<double> all_ms;                          // every timed run of every stream
-  for (const runtime::StreamTimings& t : timings.streams)
-    all_ms.insert(all_ms.end(), t.iterations_ms.begin(), t.iterations_ms.end());
+  TimingOptions timing;
+  timing.warmup = cmd.warmup;
+  timing.iterations = cmd.iterations;
+  timing.duration_seconds = cmd.duration;
+  timing.progress = progress;
+  const Timings timings = time_runs(sessions, input_sets, timing);
+  clear_terminal_progress();
+  if (input_sets.size() > 1) session.run(inputs);  // outputs and --verify: the first set
+  const std::vector<double> all_ms = timings.iterations_ms();  // every timed run of every stream
   const std::vector<double>& warmup_ms = timings.streams[0].warmup_ms;
-  const profiler::Summary s = profiler::summarize(all_ms);
+  const LatencySummary s = summarize_latency(all_ms);
   const bool by_count = cmd.duration <= 0 && cmd.streams == 1;
   if (!cmd.quiet) {
     if (!warmup_ms.empty() && cmd.streams == 1) print_times("warmup", warmup_ms);
     if (by_count) print_times("iterations", all_ms);
   }
   if (!by_count)
-    fmt::print("{:<11}{} timed runs in {:.2f} s{}{}\n", "runs", timings.inferences(),
+    fmt::print("{:<11}{} timed runs in {:.2f} s{}{}\n", "runs", timings.timed_runs(),
                timings.wall_ms / 1000,
                cmd.duration > 0 ? fmt::format(" (--duration {:g} s)", cmd.duration) : "",
                cmd.streams > 1 ? fmt::format(", {} streams of {} thread{}", cmd.streams, threads,
@@ -229,83 +241,67 @@ int execute_run(RunOptions& cmd) {
   if (cmd.streams > 1)
     for (size_t k = 0; k < timings.streams.size(); ++k)
       fmt::print("{:<11}{} ({} runs)\n", fmt::format("stream {}", k),
-                 latency_line(profiler::summarize(timings.streams[k].iterations_ms)),
+                 latency_line(summarize_latency(timings.streams[k].iterations_ms)),
                  timings.streams[k].iterations_ms.size());
   // One stream: from the median, as a user of the latency expects. Streams overlap: the runs
   // finished over the wall time is the only honest figure.
   const double throughput =
-      cmd.streams > 1 ? timings.throughput_per_s() : (s.median > 0 ? 1000.0 / s.median : 0);
+      cmd.streams > 1 ? timings.throughput_per_s() : (s.median_ms > 0 ? 1000.0 / s.median_ms : 0);
   fmt::print("{:<11}{:.1f} inferences/s ({})\n", "throughput", throughput,
              cmd.streams > 1 ? "timed runs of all streams over the wall time" : "from the median");
-  const std::string unstable = profiler::stability_warning(s);
-  if (!unstable.empty()) warn(unstable);
-  const std::string busy =
-      profiler::contention_warning(threads * cmd.streams, profiler::logical_cpus(),
-                                   profiler::process_cpu_pct(usage_from, usage_to),
-                                   profiler::system_cpu_pct(usage_from, usage_to));
-  if (!busy.empty()) warn(busy);
-  for (const std::string& w : profiler::slow_path_warnings(session, input_ptrs)) warn(w);
+  for (const std::string& w : timings.warnings()) warn(w);
+  for (const std::string& w : session.slow_path_warnings(inputs)) warn(w);
 
   // Outputs: print, dump, verify.
+  const NamedArrays outputs = session.outputs();
   nlohmann::json outputs_json = nlohmann::json::array();
-  for (size_t i = 0; i < session.num_outputs(); ++i) {
-    const std::string& name = graph.values[size_t(graph.outputs[i])].name;
-    const Tensor& out = session.output(i);
-    if (!cmd.quiet) fmt::print("{:<11}{}: {}\n", i == 0 ? "outputs" : "", name, tensor_type(out));
-    outputs_json.push_back(
-        {{"name", name}, {"dtype", dtype_name(out.dtype())}, {"shape", out.shape()}});
-    if (!cmd.dump_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(cmd.dump_dir, ec);
-      if (ec)
-        fail("--dump-outputs: cannot create the folder '{}' ({})", cmd.dump_dir, ec.message());
-      io::write_npy(
-          (std::filesystem::path(cmd.dump_dir) / (runtime::tensor_file_stem(name) + ".npy"))
-              .string(),
-          out);
-    }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!cmd.quiet)
+      fmt::print("{:<11}{}: {}\n", i == 0 ? "outputs" : "", outputs[i].name,
+                 outputs[i].array.type_string());
+    outputs_json.push_back(array_json(outputs[i]));
+    if (!cmd.dump_dir.empty()) dump_output(outputs[i], cmd.dump_dir);
   }
   bool all_ok = true;
   nlohmann::json verify_json;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const std::string& name = graph.values[size_t(graph.outputs[i])].name;
-    const runtime::Comparison c = runtime::compare(session.output(i), expected[i], cmd.tolerance);
+  const std::vector<ValueComparison> checked = verify_outputs(outputs, expected, cmd.tolerance);
+  for (size_t i = 0; i < checked.size(); ++i) {
+    const ValueComparison& c = checked[i];
     all_ok &= c.ok;
     fmt::print("{:<11}{}: {}  max abs {:.3g}  max rel {:.3g}  cosine {:.6f}{}\n",
-               i == 0 ? "verify" : "", name, c.ok ? "ok" : "MISMATCH", c.max_abs_error,
+               i == 0 ? "verify" : "", c.value, c.ok ? "ok" : "MISMATCH", c.max_abs_error,
                c.max_rel_error, c.cosine, c.ok ? "" : "  (" + c.problem + ")");
-    verify_json[name] = {{"ok", c.ok},
-                         {"max_abs_error", c.max_abs_error},
-                         {"max_rel_error", c.max_rel_error},
-                         {"cosine", c.cosine},
-                         {"mismatches", c.mismatches},
-                         {"problem", c.problem}};
+    verify_json[c.value] = {{"ok", c.ok},
+                            {"max_abs_error", c.max_abs_error},
+                            {"max_rel_error", c.max_rel_error},
+                            {"cosine", c.cosine},
+                            {"mismatches", c.mismatches},
+                            {"problem", c.problem}};
   }
 
   if (!cmd.json_path.empty()) {
     nlohmann::json inputs_json = nlohmann::json::array();
-    for (size_t i = 0; i < inputs.size(); ++i)
-      inputs_json.push_back({{"name", graph.values[size_t(graph.inputs[i])].name},
-                             {"dtype", dtype_name(inputs[i].dtype())},
-                             {"shape", inputs[i].shape()},
-                             {"origin", origins[i]}});
+    for (const NamedArray& in : inputs) {
+      inputs_json.push_back(array_json(in));
+      inputs_json.back()["origin"] = in.origin;
+    }
     nlohmann::json kernels_json = nlohmann::json::array();
-    for (const runtime::StepInfo& step : session.steps())
-      kernels_json.push_back({{"node", graph.nodes[step.node_index].name},
-                              {"op_type", graph.nodes[step.node_index].op_type},
+    for (const StepInfo& step : steps)
+      kernels_json.push_back({{"node", step.node},
+                              {"op_type", step.op_type},
                               {"kernel", step.kernel},
                               {"reason", step.reason},
                               {"threads", step.threads},
                               {"layout", step.layout}});
-    report = {
-        {"strata_version", kVersion},
+    nlohmann::json report = {
+        {"strata_version", version()},
         {"model", cmd.model.model},
         {"threads", threads},
-        {"load_ms", load_ms},
-        {"prepare_ms", prepare_ms},
+        {"load_ms", model.load_ms()},
+        {"prepare_ms", session.prepare_ms()},
         {"warmup_ms", warmup_ms},
         {"iterations_ms", all_ms},
-        {"latency_ms", report::summary_json(s)},
+        {"latency_ms", latency_json(s)},
         {"throughput_per_s", throughput},
         {"settings",
          {{"warmup", cmd.warmup},
@@ -314,22 +310,22 @@ int execute_run(RunOptions& cmd) {
           {"duration_s", cmd.duration > 0 ? nlohmann::json(cmd.duration) : nlohmann::json(nullptr)},
           {"streams", cmd.streams},
           {"input_sets", input_sets.size()}}},
-        {"timed_runs", timings.inferences()},
+        {"timed_runs", timings.timed_runs()},
         {"wall_ms", timings.wall_ms},
         {"streams", streams_json(timings)},
         {"plan",
-         {{"steps", session.steps().size()},
-          {"folded_nodes", st.folded_nodes},
-          {"dynamic_nodes", st.dynamic_nodes},
-          {"arena_bytes", st.arena_bytes},
-          {"lower_bound_bytes", st.lower_bound_bytes},
-          {"constant_bytes", st.constant_bytes},
+         {{"steps", plan.steps},
+          {"folded_nodes", plan.folded_nodes},
+          {"dynamic_nodes", plan.dynamic_nodes},
+          {"arena_bytes", plan.arena_bytes},
+          {"lower_bound_bytes", plan.lower_bound_bytes},
+          {"constant_bytes", plan.constant_bytes},
           {"kernels", kernels_json}}},
         {"inputs", inputs_json},
         {"outputs", outputs_json},
         {"warnings", warnings}};
     if (!expected.empty()) report["verify"] = verify_json;
-    io::write_file(cmd.json_path, report.dump(2) + "\n");
+    write_file(cmd.json_path, report.dump(2) + "\n");
   }
   return all_ok ? 0 : int(ErrorCode::kVerifyFailed);
 }
@@ -369,7 +365,7 @@ Command add_run_command(CLI::App& app) {
                   "compare outputs with DIR/NAME.npy or .pb (exit 1 on mismatch)");
   sub->add_option("--test-data", cmd->test_data_dir,
                   "run an ONNX test_data_set folder (input_N.pb, output_N.pb; exit 1 on mismatch)");
-  add_tolerance_options(sub, cmd->tolerance, "--verify/--test-data");
+  add_tolerance_options(sub, cmd->tolerance.rtol, cmd->tolerance.atol, "--verify/--test-data");
   sub->add_option("--dump-all", cmd->dump_all_dir,
                   "write every node's outputs of one inference to DIR/NAME.npy, with "
                   "DIR/index.json (for strata compare)");
