@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -185,25 +186,58 @@ class GradientOp final : public Op {
   }
 
  private:
-  // The slot of value `id`, adding the nodes that compute it (inputs first) to the path.
-  int resolve(const ir::Graph& graph, ir::ValueId id, const std::string& y) {
-    if (auto it = slot_of_.find(id); it != slot_of_.end()) return it->second;
-    const ir::Value& v = graph.values[size_t(id)];
-    const int slot = int(depends_.size());
-    if (v.constant) {
-      slot_of_[id] = slot;
-      depends_.push_back(false);
-      constants_.push_back(v.constant);
-      return slot;
+  // The slot of value `target`, adding the nodes that compute it to the path, each after the
+  // nodes computing its inputs. Depth-first with a stack of its own: a chain of many thousands of
+  // nodes must not overflow the call stack.
+  int resolve(const ir::Graph& graph, ir::ValueId target, const std::string& y) {
+    struct Pending {
+      ir::ValueId id;
+      size_t next_input = 0;  // the producer's inputs before it are resolved
+    };
+    std::vector<Pending> stack = {{target}};
+    std::set<ir::ValueId> on_stack = {target};
+    while (!stack.empty()) {
+      const ir::ValueId id = stack.back().id;
+      const ir::Value& v = graph.values[size_t(id)];
+      if (slot_of_.count(id) || v.constant) {
+        if (!slot_of_.count(id)) {
+          slot_of_[id] = int(depends_.size());
+          depends_.push_back(false);
+          constants_.push_back(v.constant);
+        }
+        on_stack.erase(id);
+        stack.pop_back();
+        continue;
+      }
+      if (v.producer < 0)
+        fail("its target y ('{}') depends on '{}', which is neither among xs and zs nor a constant",
+             y, v.name);
+      const ir::Node& producer = graph.nodes[size_t(v.producer)];
+      size_t& next = stack.back().next_input;
+      while (next < producer.inputs.size() &&
+             (producer.inputs[next] == ir::kNoValue || slot_of_.count(producer.inputs[next])))
+        ++next;
+      if (next < producer.inputs.size()) {
+        const ir::ValueId in = producer.inputs[next];
+        if (!on_stack.insert(in).second)
+          fail("its target y ('{}') is computed in a cycle through '{}'", y,
+               graph.values[size_t(in)].name);
+        stack.push_back({in});
+        continue;
+      }
+      add_step(graph, producer, y);
+      on_stack.erase(id);
+      stack.pop_back();
     }
-    if (v.producer < 0)
-      fail("its target y ('{}') depends on '{}', which is neither among xs and zs nor a constant",
-           y, v.name);
-    const ir::Node& producer = graph.nodes[size_t(v.producer)];
+    return slot_of_.at(target);
+  }
+
+  // Adds `producer`, whose inputs all have slots, to the path, with slots for its outputs.
+  void add_step(const ir::Graph& graph, const ir::Node& producer, const std::string& y) {
     Step step;
     step.op_type = producer.op_type;
     for (ir::ValueId in : producer.inputs) {
-      const int s = in == ir::kNoValue ? -1 : resolve(graph, in, y);
+      const int s = in == ir::kNoValue ? -1 : slot_of_.at(in);
       step.inputs.push_back(s);
       step.differentiable |= s >= 0 && depends_[size_t(s)];
     }
@@ -228,7 +262,6 @@ class GradientOp final : public Op {
       step.outputs.push_back(s);
     }
     steps_.push_back(std::move(step));
-    return slot_of_.at(id);
   }
 
   // The metas of every slot for the node's input metas: the path's shape rules, in order.

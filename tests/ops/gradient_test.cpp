@@ -257,6 +257,25 @@ TEST(Gradient, AnOpWithoutARuleOffThePathIsAccepted) {
   expect_values(out[0], {1.0 / 3, 1.0 / 3, 1.0 / 3});
 }
 
+// The path is walked with a stack of its own: a long chain does not overflow the call stack.
+TEST(Gradient, ThroughALongChain) {
+  GradientModel g;
+  g.input("x", {2});
+  constexpr int kLength = 50000;
+  std::string last = "x";
+  for (int i = 0; i < kLength; ++i) {
+    const std::string next = "v" + std::to_string(i);
+    g.m.add_node(i % 2 ? "Neg" : "Identity", {last}, {next});
+    last = next;
+  }
+  g.xs = {"x"};
+  g.y = last;
+  g.y_is_output = false;
+  // kLength / 2 negations: an even count, so ∂y/∂x = 1.
+  const std::vector<Tensor> out = g.run({Tensor::from<float>({2}, {1, 2})});
+  expect_values(out[0], {1, 1});
+}
+
 TEST(Gradient, ANameInBothXsAndZsIsRefused) {
   GradientModel g;
   g.input("x", {2});
