@@ -13,9 +13,6 @@
 
 namespace strata::ops {
 
-namespace {
-
-// Where each capture of `body` is among the node's inputs (its implicit inputs, by name).
 std::vector<size_t> capture_inputs(const NodeInfo& node, const ir::Graph& body) {
   std::vector<size_t> where;
   const size_t first = node.num_inputs() - node.num_implicit_inputs();
@@ -28,6 +25,8 @@ std::vector<size_t> capture_inputs(const NodeInfo& node, const ir::Graph& body) 
   }
   return where;
 }
+
+namespace {
 
 Meta without_value(const Meta& m) {
   return {m.dtype, m.shape, nullptr, false, m.kind};

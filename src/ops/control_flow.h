@@ -9,6 +9,10 @@
 
 namespace strata::ops {
 
+// Where each capture of `body` (a subgraph of the node) is among the node's inputs: its implicit
+// inputs, by name.
+std::vector<size_t> capture_inputs(const NodeInfo& node, const ir::Graph& body);
+
 // How a Scan node slices its scan inputs and stacks its scan outputs, axes resolved.
 struct ScanLayout {
   size_t states = 0;                 // state values before the scan inputs and outputs

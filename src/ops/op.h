@@ -48,6 +48,9 @@ class NodeInfo {
 
   const std::string& name() const { return node_.name; }
   const std::string& op_type() const { return node_.op_type; }
+  // The enclosing graph, for ops that read the nodes around them (Gradient differentiates the
+  // nodes that compute its target).
+  const ir::Graph& graph() const { return graph_; }
   int64_t opset() const { return opset_; }
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }

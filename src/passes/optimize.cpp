@@ -15,8 +15,22 @@
 
 namespace strata::passes {
 
+namespace {
+
+// A Gradient node (ai.onnx.preview.training) differentiates the nodes that compute its target as
+// the model has them: fusions would hide them behind ops without backward rules, and dead-node
+// removal would drop them when the target is not a graph output.
+bool differentiates_its_graph(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes)
+    if (node.domain == "ai.onnx.preview.training" && node.op_type == "Gradient") return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   std::vector<PassRecord> records;
+  if (differentiates_its_graph(graph)) return records;
   records.push_back({"fuse_qdq", fuse_qdq(graph)});  // before folding: see fuse_qdq.h
   records.push_back({"fold_constants", fold_constants(graph)});
   records.push_back({"sink_transposes", sink_transposes(graph)});

@@ -17,7 +17,8 @@ struct PassRecord {
 };
 
 // Rewrites `graph` in place and returns what each pass did, in order. Values keep their ids;
-// graph inputs and outputs are unchanged. Errors name the node at fault (exit 2).
+// graph inputs and outputs are unchanged. Errors name the node at fault (exit 2). A graph with a
+// Gradient node is left as written (its rule differentiates the nodes as the model has them).
 std::vector<PassRecord> optimize_graph(ir::Graph& graph);
 
 }  // namespace strata::passes

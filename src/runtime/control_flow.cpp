@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/run_memory.h"
 #include "ops/control_flow.h"
+#include "ops/flex_attention.h"
 #include "runtime/body_hooks.h"
 
 namespace strata::runtime {
@@ -100,7 +101,11 @@ struct Stack {
 SubgraphRunner::SubgraphRunner(const ir::Graph& graph, const ir::Node& node, const ops::Op& op,
                                const SessionOptions& options)
     : graph_(graph), node_(node), op_(op), options_(options) {
-  const char* names[][2] = {{"then_branch", "then"}, {"else_branch", "else"}, {"body", "body"}};
+  const char* names[][2] = {{"then_branch", "then"},
+                            {"else_branch", "else"},
+                            {"body", "body"},
+                            {"score_mod", "score_mod"},
+                            {"prob_mod", "prob_mod"}};
   for (const auto& [name, label] : names) {
     auto it = node.attributes.find(name);
     if (it == node.attributes.end() || !it->second.graph) continue;
@@ -218,7 +223,37 @@ std::vector<Tensor> SubgraphRunner::run(const std::vector<const Tensor*>& inputs
   if (node_.op_type == "If") return run_if(inputs, constants, deadline);
   if (node_.op_type == "Loop") return run_loop(inputs, constants, deadline);
   if (node_.op_type == "SequenceMap") return run_sequence_map(inputs, constants, deadline);
+  if (node_.op_type == "FlexAttention") return run_flex_attention(inputs, constants, deadline);
   return run_scan(inputs, constants, deadline);
+}
+
+std::vector<Tensor> SubgraphRunner::run_flex_attention(
+    const std::vector<const Tensor*>& inputs,
+    const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
+  const std::optional<ops::FlexAttentionAttributes> attributes =
+      ops::flex_attention_attributes(op_);
+  if (!attributes) fail_internal("a FlexAttention node without its op");
+  // The subgraph labelled `label` applied to `t` (unchanged when the node has none): it must give
+  // a tensor of t's dtype and shape.
+  auto apply = [&](const char* label, Tensor t) {
+    for (Body& body : bodies_) {
+      if (std::strcmp(body.label, label) != 0) continue;
+      std::vector<Tensor> out = run_body(body, {&t}, inputs, constants, deadline);
+      if (out[0].dtype() != t.dtype() || out[0].shape() != t.shape())
+        fail("its {} gave {}{} for {}{}: it must keep the dtype and shape it is given", label,
+             dtype_name(out[0].dtype()), out[0].shape_str(), dtype_name(t.dtype()), t.shape_str());
+      return std::move(out[0]);
+    }
+    return t;
+  };
+  Tensor probs =
+      apply("score_mod", ops::flex_attention_scores(*inputs[0], *inputs[1], *attributes));
+  ops::flex_attention_softmax(probs);
+  probs = apply("prob_mod", std::move(probs));
+  const std::vector<int64_t>& p = probs.shape();
+  Tensor y = Tensor::zeros(inputs[0]->dtype(), {p[0], p[1], p[2], inputs[2]->shape()[3]});
+  ops::flex_attention_weighted_values(probs, *inputs[2], y);
+  return {std::move(y)};
 }
 
 std::vector<Tensor> SubgraphRunner::run_if(

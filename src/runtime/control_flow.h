@@ -1,8 +1,9 @@
-// How the session runs a node with subgraphs (If, Loop, Scan): each body gets a Session of its own,
-// prepared for the dtypes and shapes it is called with (normal shape inference, folding, kernel
-// choice and memory plan) and kept for later calls and iterations with the same ones. Values the
-// body captures from the enclosing graph are bound to the body session like inputs and read in
-// place; constants among them stay constants in the body (folded there).
+// How the session runs a node with subgraphs (If, Loop, Scan, SequenceMap, FlexAttention): each
+// body gets a Session of its own, prepared for the dtypes and shapes it is called with (normal
+// shape inference, folding, kernel choice and memory plan) and kept for later calls and iterations
+// with the same ones. Values the body captures from the enclosing graph are bound to the body
+// session like inputs and read in place; constants among them stay constants in the body (folded
+// there).
 #pragma once
 
 #include <map>
@@ -58,6 +59,10 @@ class SubgraphRunner {
   std::vector<Tensor> run_sequence_map(const std::vector<const Tensor*>& inputs,
                                        const std::vector<std::shared_ptr<const Tensor>>& constants,
                                        const Deadline& deadline);
+  // FlexAttention: its stages (ops/flex_attention.h) with score_mod and prob_mod between them.
+  std::vector<Tensor> run_flex_attention(
+      const std::vector<const Tensor*>& inputs,
+      const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline);
   std::vector<Tensor> run_scan(const std::vector<const Tensor*>& inputs,
                                const std::vector<std::shared_ptr<const Tensor>>& constants,
                                const Deadline& deadline);

@@ -1,16 +1,18 @@
 // Every op strata registers (ai.onnx, ai.onnx.ml, ai.onnx.preview.training and its internal ops)
 // has a cost rule, so `strata analyze` and the profiler never list an op as "no cost rule".
 //
-// Each op is checked on real shapes: the first ONNX backend node test whose graph uses the op
-// (../shared/onnx-tests/ops.tsv says which ops each test uses) is run through a Session and the
-// cost rule of every step of that op is evaluated, as the profiler does. Ops without such a test
-// (internal ops, ops only ever inside subgraphs, random generators) have a sample call here.
+// Each op is checked on real shapes: the first ONNX backend node (or simple) test whose graph uses
+// the op (../shared/onnx-tests/ops.tsv and ops_other.tsv say which ops each test uses) is run
+// through a Session and the cost rule of every step of that op is evaluated, as the profiler
+// does. Ops without such a test (internal ops, ops only ever inside subgraphs, random generators)
+// have a sample call here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ops/domain_ops.h"
@@ -50,20 +52,27 @@ std::vector<Registered> registered_ops() {
   return all;
 }
 
-// Per op (qualified name), the node tests using it at the top level, in ops.tsv order.
-std::map<std::string, std::vector<std::string>> tests_by_op(const fs::path& tsv) {
+// Per op (qualified name), the backend tests using it at the top level ("node/test_abs"), in the
+// order of ops.tsv (the node tests), then of ops_other.tsv's simple tests (test_gradient_of_add).
+std::map<std::string, std::vector<std::string>> tests_by_op(const fs::path& root) {
   std::map<std::string, std::vector<std::string>> by_op;
-  std::ifstream in(tsv);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string test, op_types, op;
-    std::getline(fields, test, '\t');
-    std::getline(fields, op_types, '\t');
-    std::istringstream types(op_types);
-    while (std::getline(types, op, ',')) by_op[op].push_back(test);
-  }
+  auto read = [&](const fs::path& tsv, bool has_suite) {
+    std::ifstream in(tsv);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string suite = "node", test, op_types, op;
+      if (has_suite) std::getline(fields, suite, '\t');
+      std::getline(fields, test, '\t');
+      std::getline(fields, op_types, '\t');
+      if (suite != "node" && suite != "simple") continue;
+      std::istringstream types(op_types);
+      while (std::getline(types, op, ',')) by_op[op].push_back(suite + "/" + test);
+    }
+  };
+  read(root / "ops.tsv", false);
+  read(root / "ops_other.tsv", true);
   return by_op;
 }
 
@@ -189,7 +198,7 @@ TEST(CostCoverage, EveryRegisteredOpHasACostRule) {
   const fs::path root = data_root();
   if (!fs::is_regular_file(root / "ops.tsv"))
     GTEST_SKIP() << "ONNX backend tests not found at " << root << " (set STRATA_ONNX_TESTS)";
-  std::map<std::string, std::vector<std::string>> node_tests = tests_by_op(root / "ops.tsv");
+  std::map<std::string, std::vector<std::string>> node_tests = tests_by_op(root);
   const std::map<std::string, OpCall> samples = sample_calls();
 
   std::vector<std::string> no_rule, unchecked;
@@ -202,7 +211,7 @@ TEST(CostCoverage, EveryRegisteredOpHasACostRule) {
     }
     for (const std::string& test : node_tests[name]) {
       if (seen.count(name)) break;
-      for (const auto& [type, has_cost] : step_costs(root / "node" / test))
+      for (const auto& [type, has_cost] : step_costs(root / test))
         seen[type] = seen.count(type) ? seen[type] && has_cost : has_cost;
     }
     if (!seen.count(name))
