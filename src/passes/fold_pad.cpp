@@ -34,7 +34,10 @@ size_t fold_pad(ir::Graph& graph) {
   size_t folded = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ir::Node& pad = graph.nodes[n];
-    if (!is_onnx_op(pad, "Pad")) continue;
+    // An input or output named "" (unused or omitted, as ONNX allows) has no value to look at.
+    if (!is_onnx_op(pad, "Pad") || pad.inputs.empty() || pad.inputs[0] == ir::kNoValue ||
+        pad.outputs.size() != 1 || pad.outputs[0] == ir::kNoValue)
+      continue;
     const ir::Value& x = graph.values[size_t(pad.inputs[0])];
     const std::optional<size_t> reader = sole_reader(graph, readers, pad.outputs[0]);
     const std::optional<std::vector<int64_t>> pads = zero_pads(graph, pad);

@@ -9,7 +9,8 @@ namespace {
 
 // True for a ReduceMean over the last axis only, keeping dims.
 bool reduces_last_axis(const ir::Graph& graph, const ir::Node& node) {
-  if (!is_onnx_op(node, "ReduceMean") || node.inputs.empty()) return false;
+  if (!is_onnx_op(node, "ReduceMean") || node.inputs.empty() || node.inputs[0] == ir::kNoValue)
+    return false;
   const ir::Value& x = graph.values[size_t(node.inputs[0])];
   if (!x.shape_known || x.shape.rank() < 1) return false;
   const ops::NodeInfo info(graph, node, graph.opset);

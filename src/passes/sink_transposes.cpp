@@ -26,6 +26,7 @@ bool is_binary_arithmetic(const ir::Node& node) {
 
 // The permutation of a Transpose with a known input rank (its default reverses the axes).
 std::optional<std::vector<int64_t>> permutation(const ir::Graph& graph, const ir::Node& t) {
+  if (t.inputs.empty() || t.inputs[0] == ir::kNoValue) return std::nullopt;
   const ir::Value& in = graph.values[size_t(t.inputs[0])];
   if (!in.shape_known) return std::nullopt;
   std::vector<int64_t> perm = ops::NodeInfo(graph, t, graph.opset).attr_ints("perm", {});
@@ -127,7 +128,9 @@ size_t sink_transposes(ir::Graph& graph) {
           second.inputs[0] == ir::kNoValue)
         continue;
       const int32_t p = graph.values[size_t(second.inputs[0])].producer;
-      if (p < 0 || !is_onnx_op(graph.nodes[size_t(p)], "Transpose")) continue;
+      if (p < 0 || !is_onnx_op(graph.nodes[size_t(p)], "Transpose") ||
+          graph.nodes[size_t(p)].outputs.size() != 1)
+        continue;
       const ir::Node& first = graph.nodes[size_t(p)];
       const std::optional<std::vector<int64_t>> a = permutation(graph, first),
                                                 b = permutation(graph, second);

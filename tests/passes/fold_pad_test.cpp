@@ -72,5 +72,15 @@ TEST(FoldPad, OldOpsetsGivePadsAndValueAsAttributes) {
   expect_same_outputs(before, after, {random_tensor(rng, {1, 3, 5, 5})});
 }
 
+// A Pad whose data input is named "" (omitted): no value to look at, nothing to fold. Found by
+// fuzz_graph (a read at index -1).
+TEST(FoldPad, LeavesAPadWithoutData) {
+  std::mt19937 rng(11);
+  ir::Graph g = padded(rng, {0, 0, 1, 1, 0, 0, 1, 1}, 0.0f, "Conv");
+  g.nodes[0].inputs[0] = ir::kNoValue;
+  EXPECT_EQ(passes::fold_pad(g), 0u);
+  EXPECT_EQ(g.nodes.size(), 2u);
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -48,5 +48,14 @@ TEST(FuseLayerNorm, OtherAxesStay) {
   EXPECT_EQ(g.nodes.size(), 9u);
 }
 
+// The pattern with its first ReduceMean's input named "" (omitted) is left alone, not read at -1.
+TEST(FuseLayerNorm, LeavesAReduceMeanWithoutInput) {
+  std::mt19937 rng(3);
+  ir::Graph g = exported_layer_norm(rng, -1);
+  g.nodes[0].inputs[0] = ir::kNoValue;
+  EXPECT_EQ(passes::fuse_layer_norm(g), 0u);
+  EXPECT_EQ(g.nodes.size(), 9u);
+}
+
 }  // namespace
 }  // namespace strata::test
