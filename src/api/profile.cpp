@@ -45,10 +45,7 @@ Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
     machine.cpu = profiler::cpu_model();
     machine.logical_cpus = profiler::logical_cpus();
   }
-  std::vector<std::vector<Tensor>> ordered;
-  for (const NamedArrays& set : input_sets) ordered.push_back(s.order(set, true));
-  std::vector<std::vector<const Tensor*>> pointers;
-  for (const std::vector<Tensor>& set : ordered) pointers.push_back(Session::Impl::pointers(set));
+  const Session::Impl::OrderedSets sets = s.order_sets(input_sets);
   profiler::ProfileRunOptions run;
   run.warmup = options.warmup;
   run.iterations = options.iterations;
@@ -58,7 +55,7 @@ Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
   run.progress = options.progress;
   auto impl = std::make_shared<Profile::Impl>();
   profiler::Profile& p = impl->profile;
-  p = profiler::profile_session(*s.session, pointers, run);
+  p = profiler::profile_session(*s.session, sets.pointers, run);
   s.has_run = true;
   profiler::stamp_profile(p, s.model_path);
   p.machine = machine;
@@ -73,7 +70,7 @@ Profile profile(Session& session, const std::vector<NamedArrays>& input_sets,
   p.prepare_ms = s.prepare_ms;
   p.arena_bytes = s.session->stats().arena_bytes;
   std::vector<std::vector<int64_t>> shapes;
-  for (const Tensor& t : ordered[0]) shapes.push_back(t.shape());
+  for (const Tensor& t : sets.tensors[0]) shapes.push_back(t.shape());
   report::join_static_analysis(p, s.session->graph(), shapes);
   return Profile(std::move(impl));
 }

@@ -112,6 +112,13 @@ std::vector<const Tensor*> Session::Impl::pointers(const std::vector<Tensor>& te
   return p;
 }
 
+Session::Impl::OrderedSets Session::Impl::order_sets(const std::vector<NamedArrays>& sets) const {
+  OrderedSets o;
+  for (const NamedArrays& set : sets) o.tensors.push_back(order(set, true));
+  for (const std::vector<Tensor>& set : o.tensors) o.pointers.push_back(pointers(set));
+  return o;
+}
+
 Session::Session(const Model& model, const NamedArrays& inputs, const SessionOptions& options)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;

@@ -32,6 +32,13 @@ struct Session::Impl {
   std::vector<Tensor> order(const NamedArrays& inputs, bool check) const;
   std::vector<runtime::InputSpec> specs() const;  // of `prepared`
   static std::vector<const Tensor*> pointers(const std::vector<Tensor>& tensors);
+  // Several input sets, each ordered and checked as by `order`, with the runtime's pointers into
+  // them (valid while `tensors` lives and is not changed).
+  struct OrderedSets {
+    std::vector<std::vector<Tensor>> tensors;
+    std::vector<std::vector<const Tensor*>> pointers;
+  };
+  OrderedSets order_sets(const std::vector<NamedArrays>& sets) const;
 };
 
 }  // namespace strata

@@ -90,10 +90,7 @@ Timings time_runs(const std::vector<Session*>& sessions, const std::vector<Named
     runtime_sessions.push_back(s.session.get());
     threads += s.options.threads;
   }
-  std::vector<std::vector<Tensor>> ordered;
-  for (const NamedArrays& set : input_sets) ordered.push_back(sessions[0]->impl().order(set, true));
-  std::vector<std::vector<const Tensor*>> pointers;
-  for (const std::vector<Tensor>& set : ordered) pointers.push_back(Session::Impl::pointers(set));
+  const Session::Impl::OrderedSets sets = sessions[0]->impl().order_sets(input_sets);
 
   runtime::StreamPlan plan;
   plan.warmup = options.warmup;
@@ -101,7 +98,7 @@ Timings time_runs(const std::vector<Session*>& sessions, const std::vector<Named
   plan.duration_seconds = options.duration_seconds;
   plan.progress = options.progress;
   const profiler::UsageReading usage_from = profiler::read_usage();
-  const runtime::StreamsResult result = runtime::run_streams(runtime_sessions, pointers, plan);
+  const runtime::StreamsResult result = runtime::run_streams(runtime_sessions, sets.pointers, plan);
   const profiler::UsageReading usage_to = profiler::read_usage();
   for (Session* s : sessions) s->impl().has_run = true;
 

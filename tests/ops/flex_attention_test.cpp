@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/kernel_test_util.h"
 #include "ops/internal_ops.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -42,15 +43,7 @@ struct FlexModel {
   }
   Tensor run(const std::vector<Tensor>& inputs) const {
     const runtime::Model model = load();
-    std::vector<runtime::InputSpec> specs;
-    std::vector<const Tensor*> ptrs;
-    for (const Tensor& t : inputs) {
-      specs.push_back({t.dtype(), t.shape()});
-      ptrs.push_back(&t);
-    }
-    runtime::Session session(model.graph, specs, {});
-    session.run(ptrs);
-    return session.output(0).clone();
+    return run_session(model.graph, inputs, {}).outputs[0];
   }
 };
 

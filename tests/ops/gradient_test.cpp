@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/kernel_test_util.h"
 #include "passes/optimize.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -59,17 +60,7 @@ struct GradientModel {
   }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
     const runtime::Model model = load();
-    std::vector<runtime::InputSpec> specs;
-    std::vector<const Tensor*> ptrs;
-    for (const Tensor& t : inputs) {
-      specs.push_back({t.dtype(), t.shape()});
-      ptrs.push_back(&t);
-    }
-    runtime::Session session(model.graph, specs, {});
-    session.run(ptrs);
-    std::vector<Tensor> out;
-    for (size_t i = 0; i < session.num_outputs(); ++i) out.push_back(session.output(i).clone());
-    return out;
+    return run_session(model.graph, inputs, {}).outputs;
   }
 };
 
