@@ -704,6 +704,10 @@ void Session::run(const std::vector<const Tensor*>& inputs, const Deadline& dead
       fail_internal("input '{}' was bound as a constant but is given other bytes", v.name);
     slots_[size_t(bound[i])].rebind(const_cast<void*>(inputs[i]->raw()));
   }
+  // Outputs that took over an input's buffer in the last run let go of it, so that the step that
+  // made the buffer finds itself its only holder and reuses it (a ScatterElements chain's zeros).
+  for (size_t s = 0; s < steps_.size(); ++s)
+    if (steps_[s].dynamic && steps_[s].in_place) *step_outputs_[s][0] = Tensor();
   for (size_t s = 0; s < steps_.size(); ++s) {
     if (deadline_.passed())
       fail("the run passed its --timeout of {:g} s before {}", deadline_.seconds,
