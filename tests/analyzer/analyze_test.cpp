@@ -385,6 +385,9 @@ TEST(AnalyzerControlFlow, NmsCountIsMaxBoxesPerClassTimesClassesTimesBatch) {
                 "output count at most max_output_boxes_per_class × classes × batch = 15"),
             std::string::npos)
       << a.node("nms").note;
+  // Per batch and class (3 lists of 10 boxes): the sort, 10·log2 10, and 15 FLOPs per pair.
+  EXPECT_NEAR(std::stod(formula(a, a.node("nms").flops)), 3 * (10 * std::log2(10.0) + 15 * 50), 1)
+      << formula(a, a.node("nms").flops);
 }
 
 }  // namespace
