@@ -32,11 +32,30 @@ std::vector<long double> keys_of(const Tensor& t) {
   return keys;
 }
 
-// Truth of each element (non-zero), for NonZero and Compress's condition.
+// The flat positions of the non-zero elements of `t` (NaN is non-zero), in order. Read in the
+// element type: SSD heads run a NonZero per class on every box's score, so a copy of each element
+// as a long double (keys_of) cost more than the rest of the step.
+std::vector<int64_t> nonzero_positions(const Tensor& t) {
+  std::vector<int64_t> at;
+  visit_all(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      bool nonzero;
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+        nonzero = float(p[i]) != 0.0f;
+      else
+        nonzero = static_cast<long double>(p[i]) != 0;
+      if (nonzero) at.push_back(i);
+    }
+  });
+  return at;
+}
+
+// Truth of each element (non-zero), for Compress's condition.
 std::vector<bool> truths_of(const Tensor& t) {
-  std::vector<bool> truth(size_t(t.numel()));
-  const std::vector<long double> keys = keys_of(t);
-  for (size_t i = 0; i < keys.size(); ++i) truth[i] = keys[i] != 0;
+  std::vector<bool> truth(size_t(t.numel()), false);
+  for (int64_t i : nonzero_positions(t)) truth[size_t(i)] = true;
   return truth;
 }
 
@@ -67,8 +86,7 @@ class NonZeroOp final : public Op {
     if (!x.value) {
       count = data_dependent(x.shape.numel(), "output count at most the input's elements");
     } else {
-      const std::vector<bool> truth = truths_of(*x.value);
-      count = int64_t(std::count(truth.begin(), truth.end(), true));
+      count = int64_t(nonzero_positions(*x.value).size());
     }
     ctx.set_output(0, DType::kI64, Shape{rank, count});
   }
@@ -79,22 +97,17 @@ class NonZeroOp final : public Op {
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const std::vector<bool> truth = truths_of(x);
+    const std::vector<int64_t> at = nonzero_positions(x);
     std::vector<int64_t> shape = x.shape();
     if (shape.empty()) shape = {1};
     Tensor& out = ctx.output(0);
-    const int64_t count = out.dim(1);
+    const int64_t count = out.dim(1);  // at.size(), from the same value
     int64_t* o = out.data<int64_t>();
-    std::vector<int64_t> index(shape.size(), 0);
-    int64_t k = 0;
-    for (size_t i = 0; i < truth.size(); ++i) {
-      if (truth[i]) {
-        for (size_t d = 0; d < shape.size(); ++d) o[int64_t(d) * count + k] = index[d];
-        ++k;
-      }
-      for (size_t d = shape.size(); d-- > 0;) {  // next row-major coordinate
-        if (++index[d] < shape[d]) break;
-        index[d] = 0;
+    for (int64_t k = 0; k < std::min(count, int64_t(at.size())); ++k) {  // the coordinates of each position, last axis first
+      int64_t rest = at[size_t(k)];
+      for (size_t d = shape.size(); d-- > 0;) {
+        o[int64_t(d) * count + k] = rest % shape[d];
+        rest /= shape[d];
       }
     }
   }

@@ -36,6 +36,37 @@ struct AxisTaps {
   std::vector<bool> outside;  // tf_crop_and_resize: the coordinate falls outside the input
 };
 
+// Whether every output coordinate of an axis reads its own input coordinate alone: one tap there
+// of weight 1, any others of weight 0 (a scale of 1 in every mode but tf_crop_and_resize's
+// outside points). Such an axis needs one tap per coordinate, not the mode's 2 or 4.
+bool is_identity(const AxisTaps& t, int64_t in_length) {
+  const int64_t out_length = int64_t(t.outside.size());
+  if (out_length != in_length) return false;
+  for (int64_t x = 0; x < out_length; ++x) {
+    if (t.outside[size_t(x)]) return false;
+    int64_t own = 0;
+    for (int64_t k = 0; k < t.count; ++k) {
+      const size_t j = size_t(x * t.count + k);
+      if (t.weight[j] == 1 && t.index[j] == x)
+        ++own;
+      else if (t.weight[j] != 0)
+        return false;
+    }
+    if (own != 1) return false;
+  }
+  return true;
+}
+
+// One tap per coordinate, on itself with weight 1.
+AxisTaps identity_taps(int64_t length) {
+  AxisTaps t;
+  t.count = 1;
+  for (int64_t x = 0; x < length; ++x) t.index.push_back(x);
+  t.weight.assign(size_t(length), 1.0);
+  t.outside.assign(size_t(length), false);
+  return t;
+}
+
 // Cubic convolution kernel (Keys 1981) with coefficient a, at distance x.
 double cubic_kernel(double x, double a) {
   x = std::abs(x);
@@ -155,12 +186,21 @@ class ResizeOp final : public Op {
     const std::vector<AxisResize> plan = resolve(Shape::of(in.shape()), scales, sizes);
     const std::vector<double> roi = roi_per_axis(ctx, in.rank());
     std::vector<AxisTaps> taps;
+    bool copy = true;  // every axis an identity: the output is the input
     for (int64_t d = 0; d < in.rank(); ++d) {
       if (plan[size_t(d)].out.value() != out.dim(d))
         fail_internal("resize to {} on axis {}, but the output has {}", plan[size_t(d)].out.value(),
                       d, out.dim(d));
       taps.push_back(
           axis_taps(plan[size_t(d)], in.dim(d), roi[size_t(d)], roi[size_t(d + in.rank())]));
+      if (is_identity(taps.back(), in.dim(d)))
+        taps.back() = identity_taps(in.dim(d));
+      else
+        copy = false;
+    }
+    if (copy) {  // detection models' transform resizes an image already at the model's size
+      if (in.nbytes()) std::memcpy(out.raw(), in.raw(), in.nbytes());
+      return;
     }
     visit_all(in.dtype(), [&]<class T>(Type<T>) { interpolate<T>(in, taps, out); });
   }

@@ -23,6 +23,18 @@ TEST(NonZero, CoordinatesInRowMajorOrder) {
   EXPECT_EQ(values_of<int64_t>(out[0]), (std::vector<int64_t>{0, 1, 1, 1, 0, 2}));
 }
 
+// Rank 3 (coordinates from flat positions), NaN counted, negative zero not, and a bool mask.
+TEST(NonZero, RankThreeNaNAndNegativeZero) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Tensor> out =
+      run_op(call_of("NonZero", {Tensor::from<float>({2, 2, 2}, {0, -0.0f, nan, 0, 0, 0, 0, 5})}));
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(values_of<int64_t>(out[0]), (std::vector<int64_t>{0, 1, 1, 1, 0, 1}));
+  EXPECT_EQ(values_of<int64_t>(run_op(
+                call_of("NonZero", {Tensor::from<bool>({4}, {false, true, true, false})}))[0]),
+            (std::vector<int64_t>{1, 2}));
+}
+
 TEST(NonZero, NoneAndScalar) {
   EXPECT_EQ(run_op(call_of("NonZero", {Tensor::from<int32_t>({3}, {0, 0, 0})}))[0].shape(),
             (std::vector<int64_t>{1, 0}));

@@ -59,6 +59,19 @@ TEST(Upsample, LinearScalesAttributeBeforeOpset9) {
   EXPECT_THROW(run_op(missing), Error);
 }
 
+// Scale 1 on every axis (torchvision detectors resize an image already at the model's size): the
+// input itself, in every mode and coordinate transformation.
+TEST(Resize, ScaleOneIsTheInputInEveryMode) {
+  for (const char* mode : {"nearest", "linear", "cubic"})
+    for (const char* transform :
+         {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"}) {
+      SCOPED_TRACE(testing::Message() << mode << " " << transform);
+      const Tensor out = run_op(resize_scales(k4x4, {1, 1, 1, 1}, mode, transform))[0];
+      EXPECT_EQ(out.shape(), k4x4.shape());
+      EXPECT_EQ(out.to_double(), k4x4.to_double());
+    }
+}
+
 TEST(Resize, LinearDownsampleHalfPixel) {
   expect_near(run_op(resize_scales(k2x4, {1, 1, 0.6f, 0.6f}, "linear"))[0],
               {2.6666665f, 4.333333f});
