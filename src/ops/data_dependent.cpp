@@ -103,7 +103,8 @@ class NonZeroOp final : public Op {
     Tensor& out = ctx.output(0);
     const int64_t count = out.dim(1);  // at.size(), from the same value
     int64_t* o = out.data<int64_t>();
-    for (int64_t k = 0; k < std::min(count, int64_t(at.size())); ++k) {  // the coordinates of each position, last axis first
+    for (int64_t k = 0; k < std::min(count, int64_t(at.size()));
+         ++k) {  // the coordinates of each position, last axis first
       int64_t rest = at[size_t(k)];
       for (size_t d = shape.size(); d-- > 0;) {
         o[int64_t(d) * count + k] = rest % shape[d];
@@ -250,6 +251,9 @@ class UniqueOp final : public Op {
   void infer(InferContext& ctx) const override {
     require_fixed_size(ctx.dtype(0));
     const Meta& x = ctx.input(0);
+    // normalize_axis lets a scalar have axis 0 (as a [1]); Unique would read its missing dim.
+    if (has_axis_ && x.shape.rank() == 0)
+      fail("input 'X' is a scalar: it has no axis {} to take slices along", axis_);
     if (has_axis_) normalize_axis(axis_, x.shape.rank());
     Dim length = x.shape.numel();
     if (has_axis_) length = x.shape[normalize_axis(axis_, x.shape.rank())];

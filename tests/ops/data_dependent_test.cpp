@@ -104,6 +104,18 @@ TEST(Unique, UnsortedKeepsFirstOccurrenceOrderAndNaNsAreOneValue) {
   EXPECT_EQ(values_of<int64_t>(out[3]), (std::vector<int64_t>{2, 2, 1}));
 }
 
+// A scalar has no axis to take slices along (found by fuzz_graph: its missing dim was read).
+TEST(Unique, AxisOfAScalarIsRefused) {
+  OpCall call = call_of("Unique", {Tensor::from<float>({}, {1})}, 4);
+  call.attributes["axis"] = attr_int(0);
+  try {
+    run_op(call);
+    FAIL() << "expected a failure";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a scalar"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Unique, SlicesAlongAnAxis) {
   OpCall call = call_of("Unique", {Tensor::from<float>({3, 2}, {1, 0, 0, 1, 1, 0})}, 4);
   call.attributes["axis"] = attr_int(0);
