@@ -61,6 +61,21 @@ TEST(RmsNormKernel, LargeRowsSplitAmongThreads) {
                                   kernels::LayoutPolicy::kAuto, 1e-4, threads);
 }
 
+// A scalar X (axis -1 of rank 0) has no row to index: the reference kernel takes it (found by
+// fuzz_graph: the check read its shape at index -1).
+TEST(RmsNormKernel, LeavesAScalarToTheReference) {
+  std::mt19937 rng(74);
+  GraphBuilder g(23);
+  g.input("x", {});
+  g.input("scale", {});
+  g.node("RMSNormalization", {"x", "scale"}, {"y"});
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(g.build(), {random_tensor(rng, {}), random_tensor(rng, {})});
+  EXPECT_EQ(steps[0].kernel, "reference");
+  EXPECT_NE(steps[0].reason.find("a scalar"), std::string::npos) << steps[0].reason;
+}
+
 TEST(RmsNormKernel, DeclinesWithAReason) {
   std::mt19937 rng(73);
   {  // scale repeated along the row's first axis

@@ -46,6 +46,7 @@ Verdict rms_supports(const NodeRequest& r) {
                                    dtype_name(a->stash)));
   const std::vector<int64_t> shape = r.input(0).shape.values();
   const int64_t rank = int64_t(shape.size());
+  if (rank == 0) return Verdict::no("a scalar: the reference kernel");  // no axis to index
   const int64_t axis = a->axis < 0 ? a->axis + rank : a->axis;
   int64_t inner = 1;
   for (int64_t d = axis; d < rank; ++d) inner *= shape[size_t(d)];

@@ -92,6 +92,7 @@ Verdict layer_norm_supports(const NodeRequest& r) {
   if (!types.ok) return types;
   const std::vector<int64_t> shape = r.input(0).shape.values();
   const int64_t rank = int64_t(shape.size());
+  if (rank == 0) return Verdict::no("a scalar: the reference kernel");  // no axis to index
   const int64_t axis = a->axis < 0 ? a->axis + rank : a->axis;
   const int64_t row = two_d(shape, axis)[1];
   for (size_t i : {size_t(1), size_t(2)}) {
