@@ -167,6 +167,16 @@ class AttentionOp final : public Op {
     }
     if (d.kv_heads <= 0 || d.q_heads % d.kv_heads)
       fail("{} query heads cannot share {} key/value heads", d.q_heads, d.kv_heads);
+    // The kernels index K and V with Q's batch and K's sequence and heads: known sizes must agree.
+    auto agree = [](const Dim& a, const Dim& b, const char* what) {
+      if (a.is_static() && b.is_static() && a.value() != b.value())
+        fail("{} differ: {} and {}", what, a.value(), b.value());
+    };
+    agree(q[0], k[0], "Q's and K's batch sizes");
+    agree(q[0], v[0], "Q's and V's batch sizes");
+    agree(d.kv_seq, d.three_d ? v[1] : v[2], "K's and V's sequence lengths");
+    if (!d.three_d) agree(k[1], v[1], "K's and V's head counts");
+    if (past && past->rank() != 4) fail("past_key must be 4-D, got {}", past->str());
     d.past = past ? (*past)[2] : Dim(0);
     d.total = d.past + d.kv_seq;
     return d;

@@ -50,5 +50,20 @@ TEST(Attention, BadShapesFailNamingTheProblem) {
   EXPECT_THROW(run_op(attention({q, kv, kv})), Error);  // 3 heads cannot share 2
 }
 
+// Found by fuzz_graph (tests/data/fuzz-regressions/fuzz_graph/attention-values-shorter-than-keys):
+// the kernel walked V with K's sequence length and read past V's buffer.
+TEST(Attention, KeysAndValuesMustAgreeWithEachOtherAndTheQueries) {
+  const Tensor q = Tensor::from<float>({1, 1, 1, 1}, {1});
+  const Tensor two_keys = Tensor::from<float>({1, 1, 2, 1}, {0, 1});
+  const Tensor one_value = Tensor::from<float>({1, 1, 1, 1}, {5});
+  EXPECT_THROW(run_op(attention({q, two_keys, one_value})), Error);  // sequence lengths
+  const Tensor batch_two = Tensor::from<float>({2, 1, 2, 1}, {0, 1, 2, 3});
+  EXPECT_THROW(run_op(attention({q, batch_two, batch_two})), Error);  // batch sizes
+  const Tensor two_heads = Tensor::from<float>({1, 2, 2, 1}, {0, 1, 2, 3});
+  EXPECT_THROW(run_op(attention({q, two_keys, two_heads})), Error);  // head counts
+  const Tensor flat_past = Tensor::from<float>({1, 1}, {0});
+  EXPECT_THROW(run_op(attention({q, two_keys, two_keys, Tensor(), flat_past, flat_past})), Error);
+}
+
 }  // namespace
 }  // namespace strata::test
