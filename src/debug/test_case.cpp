@@ -29,7 +29,7 @@ void write_test_case(const std::string& dir, const std::string& model_path, cons
   if (ec) fail("{}: cannot copy the model to {} ({})", model_path, dir, ec.message());
   auto write = [&](const char* kind, size_t i, const Tensor& t, ir::ValueId id) {
     io::write_file((root / kDataSet / fmt::format("{}_{}.pb", kind, i)).string(),
-                   onnx_import::serialize_tensor_pb(t, graph.values[size_t(id)].name));
+                   onnx_import::serialize_value_pb(t, graph.values[size_t(id)].name));
   };
   for (size_t i = 0; i < inputs.size(); ++i) write("input", i, inputs[i], graph.inputs[i]);
   for (size_t i = 0; i < outputs.size(); ++i) write("output", i, *outputs[i], graph.outputs[i]);

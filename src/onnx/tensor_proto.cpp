@@ -303,11 +303,14 @@ Tensor read_tensor_pb(const std::string& path) {
   return tensor_from_proto(proto, "", path);
 }
 
-std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
+namespace {
+
+void fill_tensor_proto(const Tensor& t, const std::string& name, onnx::TensorProto& proto) {
+  if (!t.is_tensor())
+    fail("'{}': a {} inside a tensor's place cannot be written", name, value_kind_name(t.kind()));
   if (dtype_size(t.dtype()) == 0 && t.dtype() != DType::kString)
     fail("tensor '{}': a {} tensor cannot be written as a TensorProto", name,
          dtype_name(t.dtype()));
-  onnx::TensorProto proto;
   proto.set_name(name);
   proto.set_data_type(int(t.dtype()));  // DType follows TensorProto.DataType's numbering
   for (int64_t d : t.shape()) proto.add_dims(d);
@@ -317,10 +320,78 @@ std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
     proto.set_raw_data(pack_ints(t));
   else
     proto.set_raw_data(t.raw(), t.nbytes());
+}
+
+void fill_optional_proto(const Tensor& value, const std::string& name, onnx::OptionalProto& proto);
+
+// A sequence's items: tensors, sequences or optionals, all of one kind (ONNX's elem_type).
+void fill_sequence_proto(const Tensor& value, const std::string& name, onnx::SequenceProto& proto) {
+  proto.set_name(name);
+  const std::vector<Tensor>& items = value.items();
+  const ValueKind kind = items.empty() ? ValueKind::kTensor : items[0].kind();
+  for (const Tensor& item : items)
+    if (item.kind() != kind) fail("sequence '{}' mixes tensors and lists", name);
+  switch (kind) {
+    case ValueKind::kTensor:
+      proto.set_elem_type(onnx::SequenceProto::TENSOR);
+      for (const Tensor& item : items) fill_tensor_proto(item, "", *proto.add_tensor_values());
+      break;
+    case ValueKind::kSequence:
+      proto.set_elem_type(onnx::SequenceProto::SEQUENCE);
+      for (const Tensor& item : items) fill_sequence_proto(item, "", *proto.add_sequence_values());
+      break;
+    case ValueKind::kOptional:
+      proto.set_elem_type(onnx::SequenceProto::OPTIONAL);
+      for (const Tensor& item : items) fill_optional_proto(item, "", *proto.add_optional_values());
+      break;
+  }
+}
+
+void fill_optional_proto(const Tensor& value, const std::string& name, onnx::OptionalProto& proto) {
+  proto.set_name(name);
+  if (value.items().empty()) return;  // none: no elem_type, no value
+  const Tensor& item = value.items()[0];
+  if (item.is_tensor()) {
+    proto.set_elem_type(onnx::OptionalProto::TENSOR);
+    fill_tensor_proto(item, "", *proto.mutable_tensor_value());
+  } else if (item.kind() == ValueKind::kSequence) {
+    proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
+    fill_sequence_proto(item, "", *proto.mutable_sequence_value());
+  } else {
+    fail("optional '{}' holds an optional, which ONNX files cannot hold here", name);
+  }
+}
+
+template <class Proto>
+std::string serialized(const Proto& proto, const std::string& name) {
   std::string bytes;
-  if (!proto.SerializeToString(&bytes))
-    fail("tensor '{}' is too large for a TensorProto (2 GiB)", name);
+  if (!proto.SerializeToString(&bytes)) fail("'{}' is too large for an ONNX file (2 GiB)", name);
   return bytes;
+}
+
+}  // namespace
+
+std::string serialize_tensor_pb(const Tensor& t, const std::string& name) {
+  onnx::TensorProto proto;
+  fill_tensor_proto(t, name, proto);
+  return serialized(proto, name);
+}
+
+std::string serialize_value_pb(const Tensor& value, const std::string& name) {
+  switch (value.kind()) {
+    case ValueKind::kSequence: {
+      onnx::SequenceProto proto;
+      fill_sequence_proto(value, name, proto);
+      return serialized(proto, name);
+    }
+    case ValueKind::kOptional: {
+      onnx::OptionalProto proto;
+      fill_optional_proto(value, name, proto);
+      return serialized(proto, name);
+    }
+    case ValueKind::kTensor: break;
+  }
+  return serialize_tensor_pb(value, name);
 }
 
 namespace {

@@ -91,5 +91,8 @@ Tensor read_value_pb(const std::string& path, ValueKind kind, DType declared);
 // `t` (plain layout) as the bytes of a serialized TensorProto named `name`, its data as raw_data,
 // as ONNX test_data_set folders hold them. Fails (exit 2) naming the tensor for string tensors.
 std::string serialize_tensor_pb(const Tensor& t, const std::string& name);
+// Any value as read_value_pb reads it back: a TensorProto, or a SequenceProto or OptionalProto for
+// the list kinds.
+std::string serialize_value_pb(const Tensor& value, const std::string& name);
 
 }  // namespace strata::onnx_import

@@ -3,6 +3,7 @@
 // cannot hold a sequence, which --dump-outputs says in one sentence.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "testutil/cli_util.h"
@@ -51,15 +52,25 @@ TEST(RunValuesCli, StringAndSequenceOutputsArePrintedAndReported) {
   EXPECT_EQ(report["outputs"][1]["shape"], nlohmann::json::array());
 }
 
-TEST(RunValuesCli, AStringOutputIsVerifiedAgainstItsPb) {
+TEST(RunValuesCli, StringAndSequenceOutputsAreVerifiedAgainstTheirPb) {
   TempDir dir;
-  const std::string model = list_model(dir, true, false);
-  // strata pack writes the outputs computed; running the case checks them, strings included.
+  const std::string model = list_model(dir);
+  // strata pack writes the outputs computed (a sequence as a SequenceProto); running the case
+  // checks them, strings and sequences included.
   const CliResult p = run_strata(dir, {"pack", model, "-i", "x=[1.5,2]", "-o", dir.path("case")});
   ASSERT_EQ(p.code, 0) << p.err;
   const CliResult r = run_strata(dir, {"run", dir.path("case"), "--iter", "1"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "verify     text: ok")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n           pair: ok")) << r.out;
+  // The expected sequence is really checked: another input's sequence in its place fails.
+  ASSERT_EQ(run_strata(dir, {"pack", model, "-i", "x=[1.5,3]", "-o", dir.path("other")}).code, 0);
+  std::filesystem::copy_file(dir.path("other/test_data_set_0/output_1.pb"),
+                             dir.path("case/test_data_set_0/output_1.pb"),
+                             std::filesystem::copy_options::overwrite_existing);
+  const CliResult wrong = run_strata(dir, {"run", dir.path("case"), "--iter", "1"});
+  EXPECT_NE(wrong.code, 0) << wrong.out << wrong.err;
+  EXPECT_TRUE(contains(wrong.out + wrong.err, "pair")) << wrong.out << wrong.err;
 }
 
 TEST(RunValuesCli, DumpOutputsOfAStringOrASequenceIsOneSentenceAndExit2) {

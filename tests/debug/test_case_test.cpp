@@ -50,6 +50,35 @@ TEST(TestCase, WritesTheOnnxLayoutThatReadsBack) {
       {"case", "already holds a test case"});
 }
 
+// Sequences and optionals are written as ONNX's SequenceProto and OptionalProto and read back.
+TEST(TestCase, ListValuesWriteAsTheirProtosAndReadBack) {
+  TempDir dir;
+  const Tensor a = Tensor::from<float>({2}, {1, 2});
+  const Tensor b = Tensor::from<float>({1}, {3});
+  const Tensor seq = Tensor::sequence(DType::kF32, {a, b});
+  const Tensor nested = Tensor::sequence(DType::kF32, {seq, Tensor::sequence(DType::kF32, {})});
+  const Tensor some = Tensor::optional(DType::kF32, {a});
+  const Tensor none = Tensor::optional(DType::kF32, {});
+  for (const Tensor* value : {&seq, &nested, &some, &none}) {
+    const std::string path = dir.write("v.pb", onnx_import::serialize_value_pb(*value, "v"));
+    const Tensor back = onnx_import::read_value_pb(path, value->kind(), DType::kF32);
+    ASSERT_EQ(back.kind(), value->kind());
+    ASSERT_EQ(back.items().size(), value->items().size());
+  }
+  const Tensor seq_back =
+      onnx_import::read_value_pb(dir.path("v.pb"), ValueKind::kOptional, DType::kF32);
+  EXPECT_TRUE(seq_back.items().empty());  // the last written: none
+  dir.write("s.pb", onnx_import::serialize_value_pb(seq, "s"));
+  const Tensor s = onnx_import::read_value_pb(dir.path("s.pb"), ValueKind::kSequence, DType::kF32);
+  EXPECT_EQ(s.items()[0].to_double(), a.to_double());
+  EXPECT_EQ(s.items()[1].to_double(), b.to_double());
+  const Tensor n =
+      onnx_import::read_value_pb(dir.write("n.pb", onnx_import::serialize_value_pb(nested, "n")),
+                                 ValueKind::kSequence, DType::kF32);
+  EXPECT_EQ(n.items()[0].items()[1].to_double(), b.to_double());
+  EXPECT_TRUE(n.items()[1].items().empty());
+}
+
 TEST(TestCase, AModelFileIsNoTestCase) {
   TempDir dir;
   EXPECT_FALSE(debug::find_test_case(dir.write("m.onnx", "x")));
