@@ -198,8 +198,10 @@ class LinearQuantizationOp final : public Op {
       return;
     }
     if (one_value(p)) return;
-    if (p.rank() != 1 || (p[0].is_static() && x.rank() > 0 && x[axis].is_static() &&
-                          p[0].value() != x[axis].value()))
+    if (x.rank() == 0)
+      fail("{} of shape {} holds more than one value for a scalar x", what, p.str());
+    if (p.rank() != 1 ||
+        (p[0].is_static() && x[axis].is_static() && p[0].value() != x[axis].value()))
       fail("{} of shape {} is neither one value nor one per element of axis {} of x {}", what,
            p.str(), axis, x.str());
   }

@@ -211,7 +211,7 @@ std::vector<Tensor> SubgraphRunner::run_body(
     throw Error(e.code(), fmt::format("its subgraph '{}': {}", body.graph->graph_name, e.what()));
   }
   std::vector<Tensor> out;
-  for (size_t j = 0; j < s.num_outputs(); ++j) out.push_back(s.output(j).clone());
+  for (size_t j = 0; j < s.num_outputs(); ++j) out.push_back(s.keep_output(j));
   return out;
 }
 

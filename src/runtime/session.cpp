@@ -392,6 +392,16 @@ void Session::choose_kernels() {
       options_.progress(options_.fast_run ? "fast-run" : "prepare", int64_t(s + 1),
                         int64_t(steps_.size()));
   }
+  // A dynamic step assigns its outputs a new buffer each run (or reuses one nothing else holds).
+  std::vector<bool> made_each_run(metas_.size(), false);
+  for (size_t s = 0; s < steps_.size(); ++s)
+    if (steps_[s].dynamic)
+      for (ir::ValueId id : graph_.nodes[steps_[s].node_index].outputs)
+        if (id != ir::kNoValue) made_each_run[size_t(id)] = true;
+  for (size_t o = 0; o < graph_.outputs.size(); ++o) {
+    const size_t id = size_t(graph_.outputs[o]);
+    output_made_each_run_.push_back(made_each_run[id] && output_tensors_[o] == &slots_[id]);
+  }
 }
 
 void Session::plan_memory() {
@@ -758,6 +768,11 @@ void Session::convert(std::vector<Conversion>& conversions, void* scratch) {
 
 const Tensor& Session::output(size_t i) const {
   return *output_tensors_[i];
+}
+
+Tensor Session::keep_output(size_t i) const {
+  const Tensor& t = *output_tensors_[i];
+  return output_made_each_run_[i] && t.keeps_buffer_alive() ? t : t.clone();
 }
 
 }  // namespace strata::runtime

@@ -115,6 +115,10 @@ class Session {
   void run(const std::vector<const Tensor*>& inputs, const Deadline& deadline);
   // Output i (graph.outputs order) of the last run; valid until the next run.
   const Tensor& output(size_t i) const;
+  // Output i to keep past the next run: its own buffer when a dynamic step made that buffer in
+  // this run (the next run makes another), else a copy. Spares a Loop a copy of its carried
+  // values per iteration.
+  Tensor keep_output(size_t i) const;
   size_t num_outputs() const { return graph_.outputs.size(); }
 
   void set_hooks(RunHooks* hooks) { hooks_ = hooks; }
@@ -196,6 +200,7 @@ class Session {
   std::vector<Tensor> slots_;                  // per value: the tensor each run reads and writes
   std::deque<ConvertedValue> converted_;       // stable addresses: steps point at the copies
   std::vector<const Tensor*> output_tensors_;  // per graph output: its slot or its plain copy
+  std::vector<bool> output_made_each_run_;     // per graph output: a dynamic step's fresh buffer
   std::vector<std::vector<const Tensor*>> step_inputs_;
   std::vector<std::vector<Tensor*>> step_outputs_;
   std::vector<InputSpec> input_specs_;

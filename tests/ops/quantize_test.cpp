@@ -43,6 +43,11 @@ TEST(QuantizeLinear, BadScalesAndShapesFailNamingTheInput) {
   EXPECT_THROW(quantize(x, Tensor::from<float>({2}, {1, 1}), Tensor::from<uint8_t>({2}, {0, 0})),
                Error);  // axis 1 has 3 elements
   EXPECT_THROW(quantize(x, Tensor::from<float>({}, {1}), Tensor::from<int32_t>({}, {0})), Error);
+  // Found by fuzz_graph (tests/data/fuzz-regressions/fuzz_graph/quantize-scalar-per-axis.bin):
+  // per-axis parameters for a scalar x read the scalar's missing axis.
+  EXPECT_THROW(quantize(Tensor::from<float>({}, {1}), Tensor::from<float>({2}, {1, 1}),
+                        Tensor::from<uint8_t>({2}, {0, 0})),
+               Error);
 }
 
 TEST(DequantizeLinear, SubtractsTheZeroPointAndScales) {

@@ -47,6 +47,47 @@ TEST(DynamicStep, KernelChosenWhileRunningReadsEachRunsWeight) {
   }
 }
 
+// keep_output hands a dynamic step's output buffer over instead of copying it (a Loop keeps its
+// carried values so); the next run, with the same shapes, must then write a new buffer.
+TEST(DynamicStep, KeptOutputKeepsItsBufferAndItsValuesAcrossTheNextRun) {
+  const ir::Graph g = rows_times_input_weight();
+  Tensor keep = Tensor::from<bool>({4}, {true, false, true, false});
+  Tensor x = Tensor::from<float>({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Tensor identity = Tensor::from<float>({2, 2}, {1, 0, 0, 1});
+  Tensor doubling = Tensor::from<float>({2, 2}, {2, 0, 0, 2});
+  for (bool fast : {false, true}) {
+    SCOPED_TRACE(fast ? "fast kernels" : "reference kernels");
+    runtime::SessionOptions options;
+    options.fast_kernels = fast;
+    runtime::Session session(g, {{DType::kBool, {4}}, {DType::kF32, {4, 2}}, {DType::kF32, {2, 2}}},
+                             options);
+    session.run({&keep, &x, &identity});
+    const Tensor kept = session.keep_output(0);
+    EXPECT_EQ(kept.raw(), session.output(0).raw());  // the buffer itself, not a copy
+    session.run({&keep, &x, &doubling});
+    EXPECT_NE(session.output(0).raw(), kept.raw());
+    EXPECT_EQ(kept.to_double(), (std::vector<double>{1, 2, 5, 6}));
+    EXPECT_EQ(session.output(0).to_double(), (std::vector<double>{2, 4, 10, 12}));
+  }
+}
+
+// An output in the arena (static shapes) is copied: the next run writes the same bytes.
+TEST(DynamicStep, KeptStaticOutputIsACopy) {
+  ModelBuilder m;
+  m.add_input("x", DType::kF32, {2});
+  m.add_node("Relu", {"x"}, {"y"}, "relu");
+  m.add_output("y");
+  TempDir dir;
+  const ir::Graph g = runtime::load_model(m.save(dir.path("model.onnx"))).graph;
+  runtime::Session session(g, {{DType::kF32, {2}}}, runtime::SessionOptions{});
+  Tensor a = Tensor::from<float>({2}, {1, -1}), b = Tensor::from<float>({2}, {3, 4});
+  session.run({&a});
+  const Tensor kept = session.keep_output(0);
+  EXPECT_NE(kept.raw(), session.output(0).raw());
+  session.run({&b});
+  EXPECT_EQ(kept.to_double(), (std::vector<double>{1, 0}));
+}
+
 // kept = Gather(x, NonZero(keep)) (a run-time row count); s1 = ScatterElements(kept, [[0,0]],
 // [[9,9]]) writes row 0; y = ScatterElements(s1, [[1,0]], [[7,8]], axis 1) swaps into row 0.
 // With `s1_is_output`, s1 is a graph output too, so y must not take its buffer.
