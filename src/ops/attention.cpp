@@ -46,6 +46,8 @@ class AttentionOp final : public Op {
   void infer(InferContext& ctx) const override {
     for (size_t i = 0; i < 3; ++i)
       if (!is_float(ctx.dtype(i))) fail("input {} has dtype {}", i, dtype_name(ctx.dtype(i)));
+    if (ctx.has_input(4) != ctx.has_input(5))
+      fail("past_key and past_value go together: one of them is missing");
     const AttentionDims d =
         dims(ctx.shape(0), ctx.shape(1), ctx.shape(2), ctx.has_input(4) ? &ctx.shape(4) : nullptr);
     const DType t = ctx.dtype(0);

@@ -63,6 +63,10 @@ TEST(Attention, KeysAndValuesMustAgreeWithEachOtherAndTheQueries) {
   EXPECT_THROW(run_op(attention({q, two_keys, two_heads})), Error);  // head counts
   const Tensor flat_past = Tensor::from<float>({1, 1}, {0});
   EXPECT_THROW(run_op(attention({q, two_keys, two_keys, Tensor(), flat_past, flat_past})), Error);
+  // A cache of keys without one of values (attention-past-key-without-past-value.bin).
+  const Tensor past = Tensor::from<float>({1, 1, 1, 1}, {3});
+  EXPECT_THROW(run_op(attention({q, two_keys, two_keys, Tensor(), past})), Error);
+  EXPECT_THROW(run_op(attention({q, two_keys, two_keys, Tensor(), Tensor(), past})), Error);
 }
 
 }  // namespace
