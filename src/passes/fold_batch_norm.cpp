@@ -46,6 +46,7 @@ size_t fold_batch_norm(ir::Graph& graph) {
     ir::Node& bn = graph.nodes[n];
     if (!is_inference_batch_norm(graph, bn)) continue;
     const ir::ValueId x = bn.inputs[0];
+    if (x == ir::kNoValue) continue;  // unnamed: the op refuses it, naming its node
     const int32_t producer = graph.values[size_t(x)].producer;
     if (producer < 0 || sole_reader(graph, readers, x) != n) continue;
     ir::Node& conv = graph.nodes[size_t(producer)];

@@ -39,7 +39,9 @@ size_t fuse_matmul(ir::Graph& graph) {
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t fused = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (dead[n] || !is_onnx_op(graph.nodes[n], "MatMul")) continue;
+    if (dead[n] || !is_onnx_op(graph.nodes[n], "MatMul") || graph.nodes[n].outputs.empty() ||
+        graph.nodes[n].outputs[0] == ir::kNoValue)
+      continue;
     const ir::Value& product = graph.values[size_t(graph.nodes[n].outputs[0])];
     if (!is_float(product.dtype) || !product.shape_known) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);

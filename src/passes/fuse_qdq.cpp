@@ -29,7 +29,7 @@ struct Quantizer {
 std::optional<Quantizer> quantizer(const ir::Graph& graph, size_t n, const char* op_type) {
   const ir::Node& node = graph.nodes[n];
   if (!is_onnx_op(node, op_type) || node.inputs.size() < 2 || node.outputs.size() != 1) return {};
-  if (int_attribute(node, "block_size", 0) != 0) return {};
+  if (int_attribute(node, "block_size", 0) != 0 || node.inputs[0] == ir::kNoValue) return {};
   const Tensor* scale = constant_of(graph, node.inputs[1]);
   if (!scale || scale->dtype() != DType::kF32) return {};
   for (double s : scale->to_double())
@@ -41,6 +41,7 @@ std::optional<Quantizer> quantizer(const ir::Graph& graph, size_t n, const char*
 
 // The DequantizeLinear producing `value`, as a Quantizer.
 std::optional<Quantizer> dequantizer_of(const ir::Graph& graph, ir::ValueId value) {
+  if (value == ir::kNoValue) return {};  // an unnamed input: the op refuses it, naming its node
   const int32_t producer = graph.values[size_t(value)].producer;
   if (producer < 0) return {};
   return quantizer(graph, size_t(producer), "DequantizeLinear");

@@ -125,7 +125,8 @@ size_t sink_transposes(ir::Graph& graph) {
     for (size_t t = 0; t < graph.nodes.size() && !changed; ++t) {
       const ir::Node& second = graph.nodes[t];
       if (!is_onnx_op(second, "Transpose") || second.inputs.empty() ||
-          second.inputs[0] == ir::kNoValue)
+          second.inputs[0] == ir::kNoValue || second.outputs.empty() ||
+          second.outputs[0] == ir::kNoValue)
         continue;
       const int32_t p = graph.values[size_t(second.inputs[0])].producer;
       if (p < 0 || !is_onnx_op(graph.nodes[size_t(p)], "Transpose") ||

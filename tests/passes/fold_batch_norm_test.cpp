@@ -50,6 +50,16 @@ TEST(FoldBatchNorm, LeavesStatisticsKnownOnlyWhileRunning) {
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"Conv", "BatchNormalization", "Relu"}));
 }
 
+// Read after fuse_qdq's find (fuzz_graph): a BatchNormalization whose X is unnamed has no producer
+// to look up (the pass read the value at index -1).
+TEST(FoldBatchNorm, LeavesABatchNormWithoutInput) {
+  std::mt19937 rng(4);
+  ir::Graph g = conv_bn(rng, true);
+  g.nodes[1].inputs[0] = ir::kNoValue;
+  EXPECT_EQ(passes::fold_batch_norm(g), 0u);
+  EXPECT_EQ(g.nodes.size(), 3u);
+}
+
 TEST(FoldBatchNorm, LeavesAConvOutputThatOthersRead) {
   std::mt19937 rng(3);
   GraphBuilder g(15);

@@ -40,6 +40,21 @@ TEST(FuseMatMul, BiasAndExportedGeluBecomeOneNode) {
   expect_same_outputs(before, after, {random_tensor(rng, {2, 3, 8})});
 }
 
+// A MatMul whose output is unnamed has no product to look at (read after fuse_qdq's find).
+TEST(FuseMatMul, LeavesAMatMulWhoseOutputIsUnnamed) {
+  std::mt19937 rng(2);
+  GraphBuilder g(13);
+  g.input("x", {2, 8});
+  g.constant("w", random_tensor(rng, {8, 6}));
+  g.node("MatMul", {"x", "w"}, {"p"});
+  g.node("Relu", {"x"}, {"y"});
+  g.output("y");
+  ir::Graph graph = g.build();
+  graph.nodes[0].outputs[0] = ir::kNoValue;
+  EXPECT_EQ(passes::fuse_matmul(graph), 0u);
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu"}));
+}
+
 TEST(FuseMatMul, ScaleAndMaskOfAttentionScores) {
   std::mt19937 rng(2);
   GraphBuilder g(13);

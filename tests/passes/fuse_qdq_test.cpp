@@ -113,6 +113,18 @@ TEST(FuseQdq, DequantizeMatMulQuantizeBecomesQLinearMatMul) {
   EXPECT_LE(differ, 2);
 }
 
+// Found by fuzz_graph (fuse-qdq-matmul-without-input.bin): a MatMul or Conv whose input is
+// unnamed, or a DequantizeLinear without data, made the pass read the value at index -1.
+TEST(FuseQdq, LeavesNodesWithUnnamedInputs) {
+  std::mt19937 rng(8);
+  for (size_t node : {size_t(0), size_t(3)}) {  // x's DequantizeLinear, the Conv
+    ir::Graph graph = qdq_conv(rng, 0.02f * 0.01f, false);
+    graph.nodes[node].inputs[0] = ir::kNoValue;
+    EXPECT_EQ(passes::fuse_qdq(graph), 0u);
+    EXPECT_EQ(graph.nodes.size(), 5u);
+  }
+}
+
 // A zero scale is bad input: the pass leaves it, and running names the node that holds it.
 TEST(FuseQdq, AZeroScaleIsLeftForTheOpToRefuse) {
   std::mt19937 rng(6);

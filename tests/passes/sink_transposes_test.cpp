@@ -78,6 +78,20 @@ TEST(SinkTransposes, LeavesAnOpWhoseOutputIsUnnamed) {
   EXPECT_EQ(op_types(graph), (std::vector<std::string>{"Transpose", "Relu", "Transpose"}));
 }
 
+// The same for the second of two Transposes that undo each other (read after fuse_qdq's find).
+TEST(SinkTransposes, LeavesAnInversePairWhoseSecondOutputIsUnnamed) {
+  GraphBuilder g;
+  g.input("x", {2, 3});
+  transpose(g, "x", "t", {1, 0});
+  transpose(g, "t", "back", {1, 0});
+  g.node("Relu", {"t"}, {"y"});
+  g.output("y");
+  ir::Graph graph = g.build();
+  graph.nodes[1].outputs[0] = ir::kNoValue;
+  passes::sink_transposes(graph);
+  EXPECT_EQ(graph.nodes.back().op_type, "Relu");
+}
+
 TEST(SinkTransposes, KeepsATransposeWhoseOutputIsAGraphOutput) {
   GraphBuilder g;
   g.input("x", {2, 3});
