@@ -46,6 +46,13 @@ void Collector::begin_run() {
   run_spans_[2 * runs_] = ticks();
 }
 
+void Collector::add_room(size_t runs) {
+  if (current_) fail_internal("Collector::add_room during a run");
+  max_runs_ += runs;
+  events_.resize(num_steps_ * max_runs_);
+  run_spans_.resize(2 * max_runs_);
+}
+
 void Collector::end_run() {
   if (!current_) fail_internal("Collector::end_run without begin_run");
   run_spans_[2 * runs_ + 1] = ticks();

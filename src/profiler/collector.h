@@ -49,6 +49,8 @@ class Collector : public runtime::RunHooks, public runtime::BodyHooks {
   // max_runs fail (an internal error: the caller sized the collector).
   void begin_run();
   void end_run();
+  // Room for `runs` more runs, allocated now; only between runs (a run's rows do not move).
+  void add_room(size_t runs);
   void before_node(size_t step) override;
   void after_node(size_t step) override;
   // Subgraphs: the collector observes their nodes too, as rows named PARENT/LABEL/NODE. Only

@@ -33,14 +33,19 @@ double unprofiled_run(runtime::Session& session, const std::vector<const Tensor*
   return tick_span_ms(start, ticks());
 }
 
+// The most profiled runs the event buffers' limit holds for `steps` steps.
+size_t max_recorded_runs(size_t steps) {
+  return size_t(
+      std::max(1.0, kMaxEventBytes / (double(std::max<size_t>(steps, 1)) * sizeof(NodeEvent))));
+}
+
 // Room for the profiled runs of a --duration: four times the pairs the pace of the last warm-up
 // run (else the cold first run) would fit, as runs get faster once warm, within the event
-// buffers' limit.
+// buffers' limit. A warm-up slowed down (a preempted run) can still leave too little: the loop
+// then adds room.
 size_t duration_capacity(double duration_seconds, double pair_ms, size_t steps) {
-  const double by_memory =
-      kMaxEventBytes / (double(std::max<size_t>(steps, 1)) * sizeof(NodeEvent));
   const double wanted = 4 * duration_seconds * 1000 / std::max(pair_ms, 1e-3) + 16;
-  return size_t(std::max(1.0, std::min(wanted, by_memory)));
+  return std::min(size_t(std::max(1.0, wanted)), max_recorded_runs(steps));
 }
 
 }  // namespace
@@ -82,8 +87,8 @@ Profile profile_session(runtime::Session& session,
     if (i == options.warmup - 1) pair_ms = 2 * ms;
   }
 
-  const size_t capacity = by_time ? duration_capacity(options.duration_seconds, pair_ms, steps)
-                                  : size_t(options.iterations);
+  size_t capacity = by_time ? duration_capacity(options.duration_seconds, pair_ms, steps)
+                            : size_t(options.iterations);
   Collector collector(steps, capacity);
   std::vector<double> unprofiled;
   unprofiled.reserve(capacity);
@@ -91,8 +96,16 @@ Profile profile_session(runtime::Session& session,
   const int64_t start = ticks();
   const auto more = [&](size_t i) {
     if (!by_time) return i < capacity;
-    return i == 0 ||
-           (i < capacity && tick_span_ms(start, ticks()) < options.duration_seconds * 1e3);
+    if (i == 0) return true;
+    if (tick_span_ms(start, ticks()) >= options.duration_seconds * 1e3) return false;
+    if (i == capacity) {  // runs got faster than the warm-up promised: room for as many again
+      const size_t added = std::min(capacity, max_recorded_runs(steps) - capacity);
+      if (added == 0) return false;
+      collector.add_room(added);
+      unprofiled.reserve(capacity + added);
+      capacity += added;
+    }
+    return true;
   };
   for (size_t i = 0; more(i); ++i) {
     const bool profiled_first = i % 2 == 0;

@@ -57,6 +57,19 @@ TEST(Collector, IgnoresRunsOutsideBeginAndEnd) {
   collector.end_run();
   EXPECT_EQ(collector.num_runs(), 1u);
   EXPECT_THROW(collector.begin_run(), Error);  // sized for one run
+  // Room added between runs (a --duration whose warm-up underestimated the pace) keeps the
+  // runs recorded so far.
+  const NodeEvent first = collector.event(0, 0);
+  collector.add_room(2);
+  for (int r = 0; r < 2; ++r) {
+    collector.begin_run();
+    t.session.run(t.inputs);
+    collector.end_run();
+  }
+  EXPECT_EQ(collector.num_runs(), 3u);
+  EXPECT_EQ(collector.event(0, 0).start_ns, first.start_ns);
+  EXPECT_GE(collector.run_start_ns(2), collector.run_end_ns(1));
+  EXPECT_THROW(collector.begin_run(), Error);
   t.session.set_hooks(nullptr);
 }
 
