@@ -3,6 +3,7 @@
 // each is added into output [N, C, image_shape...] at position · stride + tap · dilation - pad.
 // image_shape and block_shape are 1-D integer inputs; dilations, pads and strides attributes.
 // Cost: 1 FLOP (an add) per input element.
+#include "core/checked.h"
 #include "ops/conv_geometry.h"
 #include "ops/reduce_util.h"
 
@@ -89,8 +90,8 @@ class Col2ImOp final : public Op {
       const int64_t out = window_output_dim(g.window, d, Dim(image[d])).value();
       if (out < 1) fail("block {} does not fit image axis {} of size {}", block[d], d, image[d]);
       g.grid.push_back(out);
-      g.block_size *= block[d];
-      g.positions *= out;
+      g.block_size = checked_mul(g.block_size, block[d]);  // sizes from the file: checked
+      g.positions = checked_mul(g.positions, out);
     }
     return g;
   }

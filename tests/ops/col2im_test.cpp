@@ -1,5 +1,6 @@
 // Col2Im (src/ops/col2im.cpp).
 #include "ops/op_test_util.h"
+#include "testutil/expect_error.h"
 
 namespace strata::test {
 namespace {
@@ -33,6 +34,13 @@ TEST(Col2Im, Errors) {
   ranks.inputs = {Tensor::from<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6}),
                   Tensor::from<int64_t>({2}, {4, 4}), Tensor::from<int64_t>({1}, {2})};
   EXPECT_THROW(run_op(ranks), Error);
+  // Found by fuzz_graph (col2im-block-size-overflow.bin): blocks of 2^22 per axis, padded to fit,
+  // multiplied past int64 (UBSan); now a size error.
+  const int64_t big = int64_t(1) << 22;
+  OpCall huge = op_call("Col2Im", 18, {{"pads", attr_ints({big, big, big, big, big, big})}});
+  huge.inputs = {Tensor::from<float>({1, 1, 1}, {1}), Tensor::from<int64_t>({3}, {1, 1, 1}),
+                 Tensor::from<int64_t>({3}, {big, big, big})};
+  expect_error([&] { run_op(huge); }, {"size overflow"});
 }
 
 }  // namespace
