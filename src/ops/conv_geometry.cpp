@@ -37,7 +37,7 @@ void require_in_range(const std::vector<int64_t>& values, int64_t min, const cha
 
 int64_t Window::kernel_size() const {
   int64_t n = 1;
-  for (int64_t k : kernel) n *= k;
+  for (int64_t k : kernel) n = checked_mul(n, k);  // a pooling kernel_shape comes from the file
   return n;
 }
 

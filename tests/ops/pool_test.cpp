@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "ops/op_test_util.h"
+#include "testutil/expect_error.h"
 
 namespace strata::test {
 namespace {
@@ -141,6 +142,13 @@ TEST(Pool, Errors) {
   EXPECT_THROW(run_op(call), Error);
   call = pool("MaxPool", {2}, Tensor::from<float>({4}, {1, 2, 3, 4}));
   EXPECT_THROW(run_op(call), Error);  // no spatial axis
+  // A kernel of 2^22 per axis, padded to fit one pixel: its tap count passes int64 (read after
+  // Col2Im's find); a size error, not an overflow.
+  const int64_t big = int64_t(1) << 22;
+  call = pool("AveragePool", {big, big, big}, Tensor::from<float>({1, 1, 1, 1, 1}, {1}));
+  call.attributes["pads"] = attr_ints({big, big, big, big, big, big});
+  call.attributes["strides"] = attr_ints({big, big, big});  // a small output: 2 per axis
+  expect_error([&] { run_op(call); }, {"size overflow"});
 }
 
 // LpPool: the p-norm of each window (padding does not count).
