@@ -41,14 +41,17 @@ size_t fold_conv_affine(ir::Graph& graph) {
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t folded = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (dead[n] || !is_onnx_op(graph.nodes[n], "Conv") || graph.nodes[n].outputs.size() != 1)
-      continue;
+    if (dead[n] || !is_onnx_op(graph.nodes[n], "Conv") || graph.nodes[n].inputs.size() < 2 ||
+        graph.nodes[n].outputs.size() != 1)
+      continue;  // a Conv without weights is the op's to refuse, naming its node
     const Tensor* w = constant_of(graph, graph.nodes[n].inputs[1]);
     const bool has_bias =
         graph.nodes[n].inputs.size() > 2 && graph.nodes[n].inputs[2] != ir::kNoValue;
     const Tensor* b = has_bias ? constant_of(graph, graph.nodes[n].inputs[2]) : nullptr;
     if (!w || !is_float(w->dtype()) || w->rank() < 3 || (has_bias && !b)) continue;
     const int64_t channels = w->dim(0), rank = w->rank();
+    // The folding walks the bias by output channel: one of another size or type is left as it is.
+    if (b && (b->numel() != channels || b->dtype() != w->dtype())) continue;
     Tensor w_out = w->clone();
     Tensor b_out = b ? b->clone() : Tensor::zeros(w->dtype(), {channels});
     std::vector<const ir::Node*> absorbed;

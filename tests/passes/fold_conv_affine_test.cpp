@@ -33,6 +33,32 @@ TEST(FoldConvAffine, PerChannelScaleAndShiftFoldIntoTheConv) {
   }
 }
 
+// Found by fuzz_graph (fold-conv-affine-conv-without-weights.bin): a Conv with one input made
+// the pass read its weights past the node's inputs; a bias of another size than the output
+// channels would have been walked past its end.
+TEST(FoldConvAffine, LeavesAConvWithoutWeightsOrWithABiasOfAnotherSize) {
+  std::mt19937 rng(8);
+  for (int64_t bias_size : {int64_t(0), int64_t(2), int64_t(6)}) {
+    GraphBuilder g;
+    g.input("x", {1, 3, 5, 5});
+    g.constant("w", random_tensor(rng, {4, 3, 3, 3}));
+    g.constant("b", random_tensor(rng, {4}));
+    g.constant("scale", random_tensor(rng, {4, 1, 1}));
+    g.node("Conv", {"x", "w", "b"}, {"c"});
+    g.node("Mul", {"c", "scale"}, {"y"});
+    g.output("y");
+    ir::Graph graph = g.build();
+    // As a file could hold them (the op refuses both when it runs, naming its node).
+    if (bias_size == 0)
+      graph.nodes[0].inputs.resize(1);
+    else
+      graph.values[size_t(graph.nodes[0].inputs[2])].constant =
+          std::make_shared<const Tensor>(random_tensor(rng, {bias_size}));
+    EXPECT_EQ(passes::fold_conv_affine(graph), 0u) << bias_size;
+    EXPECT_EQ(op_types(graph), (std::vector<std::string>{"Conv", "Mul"}));
+  }
+}
+
 TEST(FoldConvAffine, LeavesWhatIsNotOneValuePerChannel) {
   std::mt19937 rng(7);
   GraphBuilder g;
