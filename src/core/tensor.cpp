@@ -92,6 +92,21 @@ bool Tensor::reuse_as_zeros(DType dtype, const std::vector<int64_t>& shape) {
   return true;
 }
 
+void Tensor::fill_with(const void* element) {
+  const size_t elem = dtype_size(dtype_);
+  const size_t total = nbytes();
+  if (total == 0) return;
+  auto* to = static_cast<std::byte*>(data_);
+  const auto* from = static_cast<const std::byte*>(element);
+  if (std::all_of(from, from + elem, [](std::byte b) { return b == std::byte{0}; })) {
+    std::memset(to, 0, total);
+    return;
+  }
+  std::memcpy(to, from, elem);
+  for (size_t done = elem; done < total; done *= 2)
+    std::memcpy(to + done, to, std::min(done, total - done));
+}
+
 void Tensor::reshape_unchecked(std::vector<int64_t> shape) {
   numel_ = checked_numel(shape);
   shape_ = std::move(shape);

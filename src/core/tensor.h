@@ -82,6 +82,10 @@ class Tensor {
   // a VM here, against 2.6 ms to zero the same buffer again).
   bool reuse_as_zeros(DType dtype, const std::vector<int64_t>& shape);
 
+  // Sets every element to the one `dtype_size(dtype())` bytes at `element` points to (memset when
+  // they are all zero, else copies of doubling length: a copy per element costs a call each).
+  void fill_with(const void* element);
+
   // A deep copy that owns its buffer.
   Tensor clone() const;
   // True when the tensor keeps its buffer alive (it owns it, or shares its owner): a copy of it

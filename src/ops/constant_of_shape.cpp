@@ -1,6 +1,4 @@
 // ConstantOfShape: a tensor of the shape given by input 0, every element equal to `value`.
-#include <cstring>
-
 #include "core/checked.h"
 #include "ops/layout_util.h"
 
@@ -49,12 +47,7 @@ class ConstantOfShapeOp final : public Op {
   void run(KernelContext& ctx) const override { fill(ctx.output(0)); }
 
  private:
-  void fill(Tensor& out) const {
-    const size_t elem = dtype_size(value_.dtype());
-    auto* to = static_cast<std::byte*>(out.raw());
-    for (int64_t i = 0; i < out.numel(); ++i)
-      std::memcpy(to + size_t(i) * elem, value_.raw(), elem);
-  }
+  void fill(Tensor& out) const { out.fill_with(value_.raw()); }
 
   Tensor value_;  // one element; its dtype is the output's
 };

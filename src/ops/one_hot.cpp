@@ -43,7 +43,7 @@ class OneHotOp final : public Op {
     const auto* off = static_cast<const std::byte*>(values.raw());
     const auto* on = off + elem;
     auto* to = static_cast<std::byte*>(out.raw());
-    for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(to + size_t(i) * elem, off, elem);
+    out.fill_with(off);
 
     int64_t inner = 1;
     for (int64_t d = axis; d < indices.rank(); ++d) inner *= indices.dim(d);

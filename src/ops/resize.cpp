@@ -4,6 +4,8 @@
 // n-linear or n-cubic interpolation reads the neighbouring input elements. The interpolation is
 // separable: per axis we compute "taps" (input index, weight) for every output coordinate, and an
 // output element is the sum over the product of its axes' taps.
+#include "ops/resize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -177,6 +179,20 @@ class ResizeOp final : public Op {
   void run(KernelContext& ctx) const override {
     const Tensor& in = ctx.input(0);
     Tensor& out = ctx.output(0);
+    bool copy = true;  // every axis an identity: the output is the input
+    const std::vector<AxisTaps> taps = axes_taps(ctx, &copy);
+    if (copy) {  // detection models' transform resizes an image already at the model's size
+      if (in.nbytes()) std::memcpy(out.raw(), in.raw(), in.nbytes());
+      return;
+    }
+    visit_all(in.dtype(), [&]<class T>(Type<T>) { interpolate<T>(in, taps, out); });
+  }
+
+  // The taps of every axis for the inputs and output in `ctx` (input 0 read for its shape only);
+  // `identity` tells whether every axis maps each coordinate to itself.
+  std::vector<AxisTaps> axes_taps(const KernelContext& ctx, bool* identity) const {
+    const Tensor& in = ctx.input(0);
+    const Tensor& out = ctx.output(0);
     std::vector<double> scales;
     std::vector<int64_t> sizes;
     if (!attr_scales_.empty()) scales = attr_scales_;
@@ -186,7 +202,7 @@ class ResizeOp final : public Op {
     const std::vector<AxisResize> plan = resolve(Shape::of(in.shape()), scales, sizes);
     const std::vector<double> roi = roi_per_axis(ctx, in.rank());
     std::vector<AxisTaps> taps;
-    bool copy = true;  // every axis an identity: the output is the input
+    *identity = true;
     for (int64_t d = 0; d < in.rank(); ++d) {
       if (plan[size_t(d)].out.value() != out.dim(d))
         fail_internal("resize to {} on axis {}, but the output has {}", plan[size_t(d)].out.value(),
@@ -196,13 +212,9 @@ class ResizeOp final : public Op {
       if (is_identity(taps.back(), in.dim(d)))
         taps.back() = identity_taps(in.dim(d));
       else
-        copy = false;
+        *identity = false;
     }
-    if (copy) {  // detection models' transform resizes an image already at the model's size
-      if (in.nbytes()) std::memcpy(out.raw(), in.raw(), in.nbytes());
-      return;
-    }
-    visit_all(in.dtype(), [&]<class T>(Type<T>) { interpolate<T>(in, taps, out); });
+    return taps;
   }
 
  private:
@@ -486,6 +498,32 @@ class ResizeOp final : public Op {
 };
 
 }  // namespace
+
+std::optional<std::vector<std::vector<int64_t>>> resize_copy_sources(const Op& op,
+                                                                     const KernelContext& ctx) {
+  const auto* resize = dynamic_cast<const ResizeOp*>(&op);
+  if (!resize) return std::nullopt;
+  bool identity = true;
+  std::vector<std::vector<int64_t>> sources;
+  for (const AxisTaps& t : resize->axes_taps(ctx, &identity)) {
+    std::vector<int64_t> axis(t.outside.size());
+    for (size_t x = 0; x < axis.size(); ++x) {
+      // One tap of weight 1 (others of weight 0 read nothing): a copy.
+      int64_t copied = -1;
+      for (int64_t k = 0; k < t.count; ++k) {
+        const size_t j = x * size_t(t.count) + size_t(k);
+        if (t.weight[j] == 1 && copied < 0)
+          copied = t.index[j];
+        else if (t.weight[j] != 0)
+          return std::nullopt;
+      }
+      if (t.outside[x] || copied < 0) return std::nullopt;
+      axis[x] = copied;
+    }
+    sources.push_back(std::move(axis));
+  }
+  return sources;
+}
 
 std::unique_ptr<Op> make_resize(const NodeInfo& node) {
   return std::make_unique<ResizeOp>(node);

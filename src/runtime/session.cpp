@@ -56,16 +56,20 @@ ops::Meta meta_of(const Tensor& t) {
   return m;
 }
 
-// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes):
-// the compute-heavy ones of detection heads, and ScatterElements, which puts each pyramid level's
-// pooled boxes in place (its reference builds a table of offsets first). Element-wise steps stay
-// with their reference kernels, which already run at memory speed on the few boxes they see.
+// The ops whose fast kernel is worth preparing while running (a prepare per new set of shapes)
+// whatever their size: the compute-heavy ones of detection heads, and ScatterElements, which puts
+// each pyramid level's pooled boxes in place (its reference builds a table of offsets first).
 bool worth_a_kernel_while_running(const ir::Node& node) {
   static const std::set<std::string> heavy = {"Conv",     "FusedConv",      "ConvTranspose",
                                               "Gemm",     "MatMul",         "FusedMatMul",
                                               "RoiAlign", "ScatterElements"};
   return heavy.count(node.op_type) > 0;
 }
+
+// Other dynamic steps take a fast kernel when their outputs reach this size: the reference
+// kernels run on one thread, and a prepare (a fraction of a millisecond) is then small beside
+// the run. Below it, on the few boxes detection post-processing sees, the reference is quicker.
+constexpr int64_t kLargeDynamicOutputBytes = int64_t(1) << 20;
 
 }  // namespace
 
@@ -331,7 +335,8 @@ void Session::choose_kernels() {
       }
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
-      k.kernel_while_running = options_.fast_kernels && worth_a_kernel_while_running(node);
+      k.kernel_while_running = options_.fast_kernels;
+      k.heavy_op = worth_a_kernel_while_running(node);
       for (ir::ValueId id : node.inputs)
         k.may_take_input.push_back(
             id != ir::kNoValue && made_while_running[size_t(id)] && !graph_output[size_t(id)] &&
@@ -565,7 +570,17 @@ void Session::run_dynamic_step(size_t s) {
   } catch (const NotStatic&) {
     fail_internal("{}: output shape unknown even with all inputs known", graph_.describe(node));
   }
-  if (step_kernels_[s].kernel_while_running) choose_dynamic_kernel(s, in_metas, out);
+  if (wants_kernel_while_running(s, out)) {
+    choose_dynamic_kernel(s, in_metas, out);
+  } else if (step_kernels_[s].dynamic_kernel) {  // the last run's, for other shapes
+    step_kernels_[s].dynamic_kernel.reset();
+    step_kernels_[s].dynamic_key.clear();
+    step_kernels_[s].dynamic_scratch = Tensor();
+    steps_[s].kernel = "reference";
+    steps_[s].reason =
+        "the op's reference kernel (shapes known only while running; outputs too "
+        "small this run for a fast kernel to pay off)";
+  }
   const int taken = input_to_write_in_place(s, out);
   steps_[s].in_place = taken >= 0;
   for (size_t j = 0; j < out.size(); ++j) {
@@ -575,6 +590,7 @@ void Session::run_dynamic_step(size_t s) {
     }
     if (j == 0 && taken >= 0) {  // shares the input's buffer, which keeps it alive
       *step_outputs_[s][0] = *step_inputs_[s][size_t(taken)];
+      step_outputs_[s][0]->reshape_unchecked(out[0].shape.values());  // a view's new shape
       continue;
     }
     const std::vector<int64_t> dims = out[j].shape.values();
@@ -586,18 +602,33 @@ void Session::run_dynamic_step(size_t s) {
   }
 }
 
+bool Session::wants_kernel_while_running(size_t s, const std::vector<ops::Meta>& out) const {
+  const StepKernels& k = step_kernels_[s];
+  if (!k.kernel_while_running) return false;
+  if (k.heavy_op) return true;
+  int64_t bytes = 0;
+  for (const ops::Meta& m : out)
+    if (m.kind == ValueKind::kTensor && m.dtype != DType::kString)
+      bytes = checked_add(
+          bytes, checked_mul(checked_numel(m.shape.values()), int64_t(dtype_size(m.dtype))));
+  return bytes >= kLargeDynamicOutputBytes;
+}
+
 int Session::input_to_write_in_place(size_t s, const std::vector<ops::Meta>& out) const {
   const StepKernels& k = step_kernels_[s];
   if (!k.dynamic_kernel || out.empty() || out[0].kind != ValueKind::kTensor) return -1;
-  const int i = k.dynamic_kernel->inplace_input();
+  // A kernel that writes over its input, or one whose output is its input's bytes (a view).
+  const bool view = k.dynamic_kernel->view_of_input() >= 0;
+  const int i = view ? k.dynamic_kernel->view_of_input() : k.dynamic_kernel->inplace_input();
   if (i < 0 || size_t(i) >= k.may_take_input.size() || !k.may_take_input[size_t(i)]) return -1;
   const ir::ValueId id = graph_.nodes[steps_[s].node_index].inputs[size_t(i)];
   const Tensor& t = slots_[size_t(id)];
   // Read directly (not a converted copy), owning its plain buffer, of the output's type.
   if (step_inputs_[s][size_t(i)] != &t || !t.keeps_buffer_alive() || !t.is_tensor() ||
-      t.layout() != Layout::kPlain || t.dtype() != out[0].dtype ||
-      t.shape() != out[0].shape.values())
+      t.layout() != Layout::kPlain || t.dtype() != out[0].dtype)
     return -1;
+  const std::vector<int64_t> dims = out[0].shape.values();
+  if (view ? t.numel() != checked_numel(dims) : t.shape() != dims) return -1;
   return i;
 }
 

@@ -169,7 +169,10 @@ class Session {
     std::unique_ptr<kernels::Kernel> dynamic_kernel;
     std::vector<std::pair<DType, std::vector<int64_t>>> dynamic_key;
     Tensor dynamic_scratch;
-    bool kernel_while_running = false;  // decided at prepare: a dynamic step worth a fast kernel
+    // Decided at prepare: whether a dynamic step may take a fast kernel while running, and
+    // whether its op is worth one at any size (else only for large outputs; see session.cpp).
+    bool kernel_while_running = false;
+    bool heavy_op = false;
     // Per input of a dynamic step: whether it reads a value made while running that no later
     // step reads and that is no graph output, so that output 0 may take over its buffer when
     // the fast kernel writes in place (ScatterElements chains in detection heads).
@@ -181,6 +184,8 @@ class Session {
   // The input whose buffer step s's output 0 takes over this run (the dynamic fast kernel writes
   // in place and no later step reads it), or -1.
   int input_to_write_in_place(size_t step, const std::vector<ops::Meta>& out) const;
+  // Whether step s takes a fast kernel for outputs of these metas, this run.
+  bool wants_kernel_while_running(size_t step, const std::vector<ops::Meta>& out) const;
   static void convert(std::vector<Conversion>& conversions, void* scratch);
   // A value converted to another layout: the copy lives in the arena beside the original.
   struct ConvertedValue {

@@ -218,6 +218,32 @@ TEST(ConcatKernel, AnyDtypeAnyAxisInPlainLayout) {
   }
 }
 
+// Concatenations past 1 MiB are split among the threads by output bytes, so a range may start
+// or end inside any input's chunk: a growing stack beside one new item (a Loop's mask stack,
+// axis 0), and rows of uneven inputs (axis 1, several outer positions per thread).
+TEST(ConcatKernel, LargeConcatenationsSplitAmongThreadsByBytes) {
+  std::mt19937 rng(43);
+  struct Case {
+    std::vector<int64_t> a, b;
+    int64_t axis;
+  };
+  const Case cases[] = {{{7, 200, 201}, {1, 200, 201}, 0}, {{5, 301, 97}, {5, 13, 97}, 1}};
+  for (const Case& c : cases) {
+    for (int threads : {2, 3}) {
+      SCOPED_TRACE(testing::Message() << "axis " << c.axis << ", " << threads << " threads");
+      GraphBuilder g;
+      g.input("a", c.a);
+      g.input("b", c.b);
+      g.node("Concat", {"a", "b", "a"}, {"y"}).attributes["axis"] = attr_int(c.axis);
+      g.output("y");
+      const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+          g.build(), {random_tensor(rng, c.a), random_tensor(rng, c.b)},
+          kernels::LayoutPolicy::kAuto, 0.0, threads);
+      EXPECT_EQ(steps[0].kernel, "strata:concat");
+    }
+  }
+}
+
 // masked_fill as exported (Where(mask[T,T], -inf, scores[B,T,T])) and other suffix broadcasts,
 // several dtypes; a broadcast along an inner axis stays with the reference kernel.
 TEST(WhereKernel, SuffixAndScalarBroadcastsMatchTheReference) {

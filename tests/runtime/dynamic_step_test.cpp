@@ -3,6 +3,8 @@
 // while the shapes stay the same, so it must not have packed an input that changes between runs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "onnx/loader.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -124,6 +126,45 @@ TEST(DynamicStep, ScatterChainWritesInPlaceIntoBuffersNoLaterStepReads) {
       EXPECT_EQ(step_named(session, "scatter2").in_place, !s1_is_output);
     }
     EXPECT_EQ(x.to_double(), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));  // inputs untouched
+  }
+}
+
+// y = Flatten(Sigmoid(Gather(x, NonZero(keep)))): the element-wise and view steps take a fast
+// kernel while running only when their outputs reach 1 MiB (here from 3 kept rows of 360 KB);
+// the view then shares Sigmoid's buffer instead of copying it. Fewer rows go back to the
+// reference kernels, and every run computes the same values either way.
+TEST(DynamicStep, LargeOutputsTakeAFastKernelSmallOnesTheReference) {
+  ModelBuilder m;
+  m.add_input("keep", DType::kBool, {4});
+  m.add_input("x", DType::kF32, {4, 300, 300});
+  m.add_node("NonZero", {"keep"}, {"where"}, "nonzero");
+  m.add_int64_initializer("axis0", {1}, {0});
+  m.add_node("Squeeze", {"where", "axis0"}, {"rows"}, "squeeze");
+  m.add_node("Gather", {"x", "rows"}, {"kept"}, "gather");
+  m.add_node("Sigmoid", {"kept"}, {"s"}, "sigmoid");
+  m.add_node("Flatten", {"s"}, {"y"}, "flatten");
+  m.add_output("y");
+  TempDir dir;
+  const ir::Graph g = runtime::load_model(m.save(dir.path("model.onnx"))).graph;
+  Tensor x = Tensor::zeros(DType::kF32, {4, 300, 300});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i % 17) * 0.25f - 2.0f;
+  runtime::Session session(g, {{DType::kBool, {4}}, {DType::kF32, {4, 300, 300}}}, {});
+  for (int kept_rows : {4, 1, 3}) {
+    SCOPED_TRACE(testing::Message() << kept_rows << " rows kept");
+    Tensor keep = Tensor::zeros(DType::kBool, {4});
+    for (int r = 0; r < kept_rows; ++r) keep.data<bool>()[r] = true;
+    session.run({&keep, &x});
+    const Tensor& y = session.output(0);
+    ASSERT_EQ(y.shape(), (std::vector<int64_t>{kept_rows, 90000}));
+    for (int64_t i = 0; i < y.numel(); i += 997) {
+      const double v = x.data<float>()[i];
+      ASSERT_NEAR(y.data<float>()[i], 1 / (1 + std::exp(-v)), 1e-6) << i;
+    }
+    const bool large = kept_rows >= 3;
+    EXPECT_EQ(step_named(session, "sigmoid").kernel != "reference", large)
+        << step_named(session, "sigmoid").reason;
+    EXPECT_EQ(step_named(session, "flatten").kernel, large ? "strata:view" : "reference");
+    EXPECT_EQ(step_named(session, "flatten").in_place, large);
   }
 }
 

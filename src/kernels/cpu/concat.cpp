@@ -7,6 +7,7 @@
 // primitive copied blocked tensors at 5 GB/s, 30x slower than this.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/kernel.h"
@@ -90,24 +91,35 @@ class ConcatKernel final : public Kernel {
 
   void run(const KernelArgs& args) override {
     auto* dst = static_cast<std::byte*>(args.outputs[0]->raw());
-    const int64_t pieces = outer_ * int64_t(chunk_bytes_.size());
-    // Large copies are shared among the session's threads (whole pieces; SqueezeNet's are two
-    // of 0.8 MB at batch 1); small ones are not worth a wake-up.
-    const bool share = row_bytes_ * size_t(outer_) >= kShareBytes && pieces > 1;
-#pragma omp parallel for schedule(static) if (share)
-    for (int64_t piece = 0; piece < pieces; ++piece) {
-      const int64_t o = piece / int64_t(chunk_bytes_.size());
-      const size_t i = size_t(piece % int64_t(chunk_bytes_.size()));
-      size_t offset = size_t(o) * row_bytes_;
-      for (size_t j = 0; j < i; ++j) offset += chunk_bytes_[j];
-      std::memcpy(
-          dst + offset,
-          static_cast<const std::byte*>(args.inputs[i]->raw()) + size_t(o) * chunk_bytes_[i],
-          chunk_bytes_[i]);
+    const size_t total = row_bytes_ * size_t(outer_);
+    // Large copies are shared among the session's threads as equal byte ranges of the output
+    // (a Loop's growing stack is one large input beside a small one); small ones are not worth a
+    // wake-up.
+    if (total < kShareBytes) return copy_range(args, dst, 0, total);
+#pragma omp parallel
+    {
+      const size_t threads = size_t(omp_get_num_threads()), t = size_t(omp_get_thread_num());
+      copy_range(args, dst, total * t / threads, total * (t + 1) / threads);
     }
   }
 
  private:
+  // Writes output bytes [begin, end): the parts of the input chunks that fall there.
+  void copy_range(const KernelArgs& args, std::byte* dst, size_t begin, size_t end) const {
+    size_t at = begin;
+    while (at < end) {
+      const size_t o = at / row_bytes_, in_row = at % row_bytes_;
+      size_t i = 0, chunk_start = 0;
+      while (chunk_start + chunk_bytes_[i] <= in_row) chunk_start += chunk_bytes_[i++];
+      const size_t skip = in_row - chunk_start;
+      const size_t n = std::min(chunk_bytes_[i] - skip, end - at);
+      std::memcpy(dst + at,
+                  static_cast<const std::byte*>(args.inputs[i]->raw()) + o * chunk_bytes_[i] + skip,
+                  n);
+      at += n;
+    }
+  }
+
   static constexpr size_t kShareBytes = size_t(1) << 20;
   int64_t outer_ = 1;
   std::vector<size_t> chunk_bytes_;  // per input: its bytes for one outer position
