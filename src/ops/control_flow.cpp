@@ -73,6 +73,12 @@ class SubgraphOp : public Op {
   virtual std::string cost_note(const CostContext& ctx, bool figures) const = 0;
 
  protected:
+  // Fails when a formal input from `first` on is omitted (named ""): none of them is optional.
+  void require_inputs(const NodeInfo& node, size_t first) const {
+    for (size_t i = first; i < formal_inputs_; ++i)
+      if (!node.has_input(i)) fail("input {} is omitted, but it is required", i);
+  }
+
   // Body `b`'s bound metas: `inputs` for its inputs, then its captures from the node's inputs.
   std::vector<Meta> bound(const InferContext& ctx, size_t b, std::vector<Meta> inputs) const {
     for (size_t i : captures_[b]) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : Meta{});
@@ -90,6 +96,7 @@ class SubgraphOp : public Op {
 class IfOp final : public SubgraphOp {
  public:
   explicit IfOp(const NodeInfo& node) : SubgraphOp(node) {
+    require_inputs(node, 0);
     for (const char* name : {"then_branch", "else_branch"}) {
       const ir::Graph& body = node.required_graph(name);
       if (!body.inputs.empty())
@@ -191,6 +198,7 @@ class LoopOp final : public SubgraphOp {
     const ir::Graph& body = node.required_graph("body");
     if (formal_inputs_ < 2) fail("Loop takes at least 2 inputs (M, cond), not {}", formal_inputs_);
     carried_ = formal_inputs_ - 2;
+    require_inputs(node, 2);  // M and cond may be omitted
     if (body.inputs.size() != carried_ + 2)
       fail(
           "its body takes {} inputs but should take {} (iteration number, condition and {} "
@@ -278,6 +286,7 @@ class ScanOp final : public SubgraphOp {
   explicit ScanOp(const NodeInfo& node) : SubgraphOp(node), batched_(node.opset() < 9) {
     const ir::Graph& body = node.required_graph("body");
     const size_t first = batched_ ? 1 : 0;  // sequence_lens
+    require_inputs(node, first);
     scan_inputs_ = size_t(node.required_int("num_scan_inputs"));
     if (node.required_int("num_scan_inputs") < 1 || scan_inputs_ + first > formal_inputs_)
       fail("num_scan_inputs is {} but the node has {} inputs", node.required_int("num_scan_inputs"),
@@ -440,6 +449,7 @@ class ScanOp final : public SubgraphOp {
 class SequenceMapOp final : public SubgraphOp {
  public:
   explicit SequenceMapOp(const NodeInfo& node) : SubgraphOp(node) {
+    require_inputs(node, 0);
     const ir::Graph& body = node.required_graph("body");
     if (body.inputs.size() != formal_inputs_)
       fail("its body takes {} inputs but the node has {}", body.inputs.size(), formal_inputs_);

@@ -264,6 +264,30 @@ TEST(ControlFlowErrors, LoopBodyWithTheWrongNumberOfInputs) {
                {"Loop node 'repeat'", "body takes 4 inputs but should take 3"});
 }
 
+// An omitted (unnamed) input where the op requires one; the fuzzer's SequenceMap read it while
+// running (tests/data/fuzz-regressions/fuzz_graph/sequence-map-omitted-input.bin).
+TEST(ControlFlowErrors, OmittedRequiredInputsAreRefusedAtLoad) {
+  struct Case {
+    ModelBuilder model;
+    int input;
+    std::string node;
+  };
+  const Case cases[] = {{if_model(), 0, "If node 'choose'"},
+                        {loop_model(), 2, "Loop node 'repeat'"},
+                        {scan_model(0, 0), 0, "Scan node 'scan'"}};
+  for (const Case& c : cases) {
+    ModelBuilder m = c.model;
+    m.graph().mutable_node(0)->set_input(c.input, "");
+    TempDir dir;
+    expect_error([&] { runtime::load_model(m.save(dir.path("m.onnx"))); },
+                 {c.node, "input " + std::to_string(c.input) + " is omitted, but it is required"});
+  }
+  ModelBuilder loop = loop_model();  // M and cond may be omitted
+  loop.graph().mutable_node(0)->set_input(0, "");
+  TempDir dir;
+  EXPECT_NO_THROW(runtime::load_model(loop.save(dir.path("m.onnx"))));
+}
+
 TEST(ControlFlowErrors, ScanAxisOutOfRange) {
   TempDir dir;
   expect_bad_input(run_strata(dir, {"run", scan_model(2, 0).save(dir.path("cli.onnx"))}),
