@@ -141,6 +141,30 @@ TEST(GatherKernel, RandomShapesAxesAndIndicesMatchTheReference) {
   }
 }
 
+// A column of a table (a detector's scores[:, k]) copies one value per row: each value size.
+TEST(GatherKernel, ColumnsOfEveryValueSizeMatchTheReference) {
+  for (DType dtype : {DType::kI64, DType::kF32, DType::kF16, DType::kU8}) {
+    for (const std::vector<int64_t>& index_shape :
+         {std::vector<int64_t>{}, std::vector<int64_t>{3}}) {
+      SCOPED_TRACE(testing::Message()
+                   << dtype_name(dtype) << " indices " << Shape::of(index_shape).str());
+      GraphBuilder g;
+      g.input("data", {6, 5, 7}, dtype);
+      g.input("indices", index_shape, DType::kI64);
+      g.node("Gather", {"data", "indices"}, {"y"}).attributes["axis"] = attr_int(2);
+      g.output("y");
+      Tensor data = Tensor::zeros(dtype, {6, 5, 7});
+      auto* bytes = static_cast<uint8_t*>(data.raw());
+      for (size_t i = 0; i < data.nbytes(); ++i) bytes[i] = uint8_t(i * 29 % 53);
+      Tensor indices = Tensor::zeros(DType::kI64, index_shape);
+      for (int64_t k = 0; k < indices.numel(); ++k) indices.data<int64_t>()[k] = 5 - 3 * k;
+      const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+          g.build(), {data, indices}, kernels::LayoutPolicy::kAuto, 0);
+      EXPECT_EQ(steps[0].kernel, "strata:gather") << steps[0].reason;
+    }
+  }
+}
+
 TEST(GatherKernel, OutOfRangeIndexFailsLikeTheReference) {
   GraphBuilder g;
   g.input("data", {4, 3});

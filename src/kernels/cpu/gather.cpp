@@ -1,6 +1,6 @@
-// Gather as row copies: for every outer position and every index, one memcpy of the contiguous
-// slice after `axis`. Indices are read while running (they are usually token ids) and checked
-// like the reference kernel checks them; nothing is allocated.
+// Gather as row copies: for every index and every outer position, one copy of the contiguous
+// slice after `axis` (typed when it is one value). Indices are read while running (they are usually
+// token ids) and checked like the reference kernel checks them; nothing is allocated.
 #include "ops/gather.h"
 
 #include <cstring>
@@ -50,19 +50,38 @@ class GatherKernel final : public Kernel {
     const auto* from = static_cast<const std::byte*>(args.inputs[0]->raw());
     auto* to = static_cast<std::byte*>(args.outputs[0]->raw());
     const void* indices = args.inputs[1]->raw();
-    for (int64_t o = 0; o < outer_; ++o) {
-      const std::byte* block = from + size_t(o * axis_dim_) * row_bytes_;
-      for (int64_t i = 0; i < indices_; ++i) {
-        const int64_t raw = wide_ ? static_cast<const int64_t*>(indices)[i]
-                                  : static_cast<const int32_t*>(indices)[i];
-        const int64_t index = ops::resolve_index(raw, axis_dim_, axis_);
-        std::memcpy(to, block + size_t(index) * row_bytes_, row_bytes_);
-        to += row_bytes_;
+    // Index by index, each resolved once, its slice copied for every outer position: a column
+    // (scores[:, k] of a detector's 91 classes, one row_bytes_ value per box) is one strided loop.
+    const size_t from_step = size_t(axis_dim_) * row_bytes_,
+                 to_step = size_t(indices_) * row_bytes_;
+    for (int64_t i = 0; i < indices_; ++i) {
+      const int64_t raw =
+          wide_ ? static_cast<const int64_t*>(indices)[i] : static_cast<const int32_t*>(indices)[i];
+      const int64_t index = ops::resolve_index(raw, axis_dim_, axis_);
+      const std::byte* src = from + size_t(index) * row_bytes_;
+      std::byte* dst = to + size_t(i) * row_bytes_;
+      switch (row_bytes_) {
+        case 4: copy_strided<uint32_t>(src, dst, from_step, to_step); break;
+        case 8: copy_strided<uint64_t>(src, dst, from_step, to_step); break;
+        case 2: copy_strided<uint16_t>(src, dst, from_step, to_step); break;
+        case 1: copy_strided<uint8_t>(src, dst, from_step, to_step); break;
+        default:
+          for (int64_t o = 0; o < outer_; ++o)
+            std::memcpy(dst + size_t(o) * to_step, src + size_t(o) * from_step, row_bytes_);
       }
     }
   }
 
  private:
+  // One T per outer position; the steps (in bytes) are multiples of sizeof(T), so aligned.
+  template <class T>
+  void copy_strided(const std::byte* src, std::byte* dst, size_t from_step, size_t to_step) const {
+    const auto* in = reinterpret_cast<const T*>(src);
+    auto* out = reinterpret_cast<T*>(dst);
+    const size_t in_step = from_step / sizeof(T), out_step = to_step / sizeof(T);
+    for (int64_t o = 0; o < outer_; ++o) out[size_t(o) * out_step] = in[size_t(o) * in_step];
+  }
+
   int64_t axis_ = 0, axis_dim_ = 0, outer_ = 1, indices_ = 1;
   size_t row_bytes_ = 0;
   bool wide_ = false;
