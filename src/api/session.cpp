@@ -32,13 +32,14 @@ runtime::BindOptions bind_options(const InputOptions& options) {
 }  // namespace api
 
 NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
-  const runtime::BindOptions bind = api::bind_options(options);
+  const ir::Graph& graph = model.impl().loaded.graph;
+  runtime::BindOptions bind = api::bind_options(options);
+  runtime::name_inputs_with_slashes(graph, bind.inputs);
   if (runtime::has_input_folder(bind))
     fail(
         "--input: a folder of inputs is for strata run and strata profile (one file per "
         "inference); give a file");
   runtime::expand_input_folders(bind);  // names a source that does not exist
-  const ir::Graph& graph = model.impl().loaded.graph;
   std::vector<runtime::BoundInput> bound = runtime::bind_inputs(graph, bind);
   NamedArrays named;
   for (size_t i = 0; i < bound.size(); ++i) {
@@ -54,8 +55,9 @@ NamedArrays bind_inputs(const Model& model, const InputOptions& options) {
 }
 
 std::vector<NamedArrays> bind_input_sets(const Model& model, const InputOptions& options) {
-  const runtime::BindOptions bind = api::bind_options(options);
   const ir::Graph& graph = model.impl().loaded.graph;
+  runtime::BindOptions bind = api::bind_options(options);
+  runtime::name_inputs_with_slashes(graph, bind.inputs);
   if (!runtime::has_input_folder(bind)) return {bind_inputs(model, options)};
   std::vector<NamedArrays> sets;
   for (const std::vector<runtime::BoundInput>& set : runtime::bind_input_sets(graph, bind)) {

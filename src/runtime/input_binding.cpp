@@ -69,6 +69,16 @@ InputArg parse_input_arg(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+void name_inputs_with_slashes(const ir::Graph& graph, std::vector<InputArg>& args) {
+  for (InputArg& arg : args) {
+    const size_t eq = arg.source.find('=');
+    if (!arg.name.empty() || eq == std::string::npos || eq == 0) continue;
+    for (ir::ValueId id : graph.inputs)
+      if (graph.values[size_t(id)].name == arg.source.substr(0, eq))
+        arg = {arg.source.substr(0, eq), arg.source.substr(eq + 1)};
+  }
+}
+
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& what) {
   std::vector<int64_t> dims;
   size_t pos = 0;
@@ -106,16 +116,8 @@ Tensor read_tensor_file(const std::string& path, DType dtype) {
 std::vector<BoundInput> bind_inputs(const ir::Graph& graph, const BindOptions& options) {
   const size_t n = graph.inputs.size();
   std::vector<const InputArg*> given(n, nullptr);
-  // parse_input_arg reads "gpu_0/data_0=x.npy" as a path (a '/' before the '='); it names an
-  // input when the model has one of exactly that name.
   std::vector<InputArg> args = options.inputs;
-  for (InputArg& arg : args) {
-    const size_t eq = arg.source.find('=');
-    if (!arg.name.empty() || eq == std::string::npos || eq == 0) continue;
-    for (ir::ValueId id : graph.inputs)
-      if (graph.values[size_t(id)].name == arg.source.substr(0, eq))
-        arg = {arg.source.substr(0, eq), arg.source.substr(eq + 1)};
-  }
+  name_inputs_with_slashes(graph, args);
   // The index of the input named `name`; fails listing the inputs when there is none.
   auto input_index = [&](const std::string& name) {
     for (size_t i = 0; i < n; ++i)

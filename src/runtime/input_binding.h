@@ -22,6 +22,9 @@ struct InputArg {
 // Splits "name=source"; a bare source keeps name empty. A Windows-style or path containing '='
 // before a '/' is still treated as named: names cannot contain '/'.
 InputArg parse_input_arg(const std::string& text);
+// parse_input_arg reads "gpu_0/data_0=x.npy" as a path (a '/' before the '='); it names an input
+// when the model has one of exactly that name (Caffe2's graphs): such arguments are split here.
+void name_inputs_with_slashes(const ir::Graph& graph, std::vector<InputArg>& args);
 
 // Parses "1x3x224x224" (or "1,3,224,224") into dims; fails naming `what` on anything else.
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& what);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "io/npy.h"
 #include "onnx/loader.h"
+#include "testutil/cli_util.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
 
@@ -182,6 +183,13 @@ TEST(BindSlashedInputs, InputNamesWithASlashCanBeNamed) {
   EXPECT_EQ(bound[0].tensor.to_double(), (std::vector<double>{1, 2}));
   EXPECT_EQ(bound[0].origin, dir.path("x.npy"));
   EXPECT_EQ(bound[1].tensor.to_double(), (std::vector<double>{3, 4}));
+  // The command line checks its files before binding: it must split such a name too.
+  for (const char* command : {"run", "profile"}) {
+    const CliResult r =
+        run_strata(dir, {command, dir.path("slash.onnx"), "-i", "gpu_0/data_0=" + dir.path("x.npy"),
+                         "-i", "b=[3, 4]", "--iter", "1"});
+    EXPECT_EQ(r.code, 0) << command << ": " << r.err;
+  }
 }
 
 TEST_F(BindInputs, InlineValueOfTheWrongKindNamesTheInput) {
