@@ -27,6 +27,15 @@ std::optional<double> scalar_constant(const ir::Graph& graph, ir::ValueId value)
 // True when node `n` has op type `op_type` in the ONNX domain.
 bool is_onnx_op(const ir::Node& node, const char* op_type);
 
+// Input or output i of a node, kNoValue when the node has fewer (malformed nodes reach the passes
+// too: they are left alone, and the op's own check refuses them in one sentence at load).
+inline ir::ValueId input_at(const ir::Node& node, size_t i) {
+  return i < node.inputs.size() ? node.inputs[i] : ir::kNoValue;
+}
+inline ir::ValueId output_at(const ir::Node& node, size_t i) {
+  return i < node.outputs.size() ? node.outputs[i] : ir::kNoValue;
+}
+
 // For a two-input node reading `value`, the other input (nullopt when both are `value`).
 std::optional<ir::ValueId> other_input(const ir::Node& node, ir::ValueId value);
 

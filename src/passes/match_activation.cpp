@@ -101,10 +101,12 @@ std::optional<ActivationMatch> match_gated(const ir::Graph& graph,
     } else {
       continue;
     }
-    const ir::ValueId gated = gate.outputs[0];
+    const ir::ValueId gated = output_at(gate, 0);
     if (!is_onnx_op(graph.nodes[m], "Mul") || other_input(graph.nodes[m], value) != gated) continue;
-    if (sole_reader(graph, readers, gated) != m) continue;
-    return ActivationMatch{{kind}, {std::min(s, m), std::max(s, m)}, graph.nodes[m].outputs[0]};
+    if (gated == ir::kNoValue || sole_reader(graph, readers, gated) != m) continue;
+    const ir::ValueId result = output_at(graph.nodes[m], 0);
+    if (result == ir::kNoValue) continue;
+    return ActivationMatch{{kind}, {std::min(s, m), std::max(s, m)}, result};
   }
   return std::nullopt;
 }
@@ -119,21 +121,23 @@ std::optional<ActivationMatch> match_gelu(const ir::Graph& graph,
     const size_t div = r[size_t(first)], mul = r[size_t(1 - first)];
     if (dead[div] || dead[mul]) continue;
     const ir::Node& d = graph.nodes[div];
-    if (!is_onnx_op(d, "Div") || d.inputs[0] != value ||
-        !near(scalar_constant(graph, d.inputs[1]), std::numbers::sqrt2))
+    if (!is_onnx_op(d, "Div") || input_at(d, 0) != value ||
+        !near(scalar_constant(graph, input_at(d, 1)), std::numbers::sqrt2))
       continue;
-    const std::optional<size_t> erf = next(graph, readers, dead, d.outputs[0], "Erf");
+    const std::optional<size_t> erf = next(graph, readers, dead, output_at(d, 0), "Erf");
     if (!erf) continue;
-    const ir::ValueId erf_out = graph.nodes[*erf].outputs[0];
+    const ir::ValueId erf_out = output_at(graph.nodes[*erf], 0);
     const std::optional<size_t> add = next(graph, readers, dead, erf_out, "Add");
     if (!add || !near(other_scalar(graph, graph.nodes[*add], erf_out), 1.0)) continue;
-    const ir::ValueId add_out = graph.nodes[*add].outputs[0];
+    const ir::ValueId add_out = output_at(graph.nodes[*add], 0);
     if (sole_reader(graph, readers, add_out) != mul ||
         other_input(graph.nodes[mul], add_out) != value || !is_onnx_op(graph.nodes[mul], "Mul"))
       continue;
-    const ir::ValueId mul_out = graph.nodes[mul].outputs[0];
+    const ir::ValueId mul_out = output_at(graph.nodes[mul], 0);
     const std::optional<size_t> half = next(graph, readers, dead, mul_out, "Mul");
-    if (!half || !near(other_scalar(graph, graph.nodes[*half], mul_out), 0.5)) continue;
+    if (!half || !near(other_scalar(graph, graph.nodes[*half], mul_out), 0.5) ||
+        output_at(graph.nodes[*half], 0) == ir::kNoValue)
+      continue;
     return ActivationMatch{
         {ActivationKind::kGelu}, {div, *erf, *add, mul, *half}, graph.nodes[*half].outputs[0]};
   }
@@ -150,7 +154,8 @@ std::optional<ActivationMatch> match_activation(const ir::Graph& graph,
   const std::optional<size_t> n = sole_reader(graph, readers, value);
   if (!n || dead[*n]) return std::nullopt;
   const ir::Node& node = graph.nodes[*n];
-  if (node.inputs.empty() || node.inputs[0] != value || node.outputs.size() != 1)
+  if (node.inputs.empty() || node.inputs[0] != value || node.outputs.size() != 1 ||
+      node.outputs[0] == ir::kNoValue)
     return std::nullopt;
   const std::optional<ops::Activation> a = single_node_activation(graph, node);
   if (!a) return std::nullopt;

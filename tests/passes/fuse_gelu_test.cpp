@@ -46,5 +46,22 @@ TEST(FuseGelu, LeavesAnErfWhoseValuesAreReadElsewhere) {
   EXPECT_EQ(passes::fuse_gelu(graph), 0u);
 }
 
+// Found by fuzz_graph (tests/data/fuzz-regressions/fuzz_graph/gelu-div-with-one-input.bin): the
+// matcher read the Div's second input, and the nodes' first outputs, without checking they exist.
+TEST(FuseGelu, LeavesNodesWithMissingInputsOrOutputs) {
+  for (int broken = 0; broken < 3; ++broken) {
+    GraphBuilder g(13);
+    g.input("x", {4});
+    g.node("Neg", {"x"}, {"h"});
+    add_exported_gelu(g);
+    ir::Graph graph = g.build();
+    if (broken == 0) graph.nodes[1].inputs.resize(1);  // Div(h): no divisor
+    if (broken == 1) graph.nodes[1].outputs.clear();   // Div with no output
+    if (broken == 2) graph.nodes[5].outputs.clear();   // the final Mul with no output
+    SCOPED_TRACE(broken);
+    EXPECT_EQ(passes::fuse_gelu(graph), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace strata::test
