@@ -25,10 +25,11 @@ size_t fuse_conv(ir::Graph& graph) {
         const std::optional<ir::ValueId> z = other_input(graph.nodes[*add], out);
         const ir::Value& zv = graph.values[size_t(z.value_or(0))];
         const ir::Value& ov = graph.values[size_t(out)];
-        if (z && zv.shape_known && ov.shape_known && zv.dtype == ov.dtype && zv.shape == ov.shape) {
+        if (z && zv.shape_known && ov.shape_known && zv.dtype == ov.dtype && zv.shape == ov.shape &&
+            output_at(graph.nodes[*add], 0) != ir::kNoValue) {
           residual = *z;
           chain.push_back(*add);
-          out = graph.nodes[*add].outputs[0];
+          out = output_at(graph.nodes[*add], 0);
         }
       }
     }

@@ -30,7 +30,9 @@ bool reduces_last_axis(const ir::Graph& graph, const ir::Node& node) {
 std::optional<size_t> only(const ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
                            const std::vector<bool>& dead, ir::ValueId value, const char* op_type) {
   const std::optional<size_t> n = sole_reader(graph, readers, value);
-  if (!n || dead[*n] || !is_onnx_op(graph.nodes[*n], op_type)) return std::nullopt;
+  if (!n || dead[*n] || !is_onnx_op(graph.nodes[*n], op_type) ||
+      output_at(graph.nodes[*n], 0) == ir::kNoValue)
+    return std::nullopt;
   return n;
 }
 
@@ -58,47 +60,48 @@ size_t fuse_layer_norm(ir::Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (dead[n] || !reduces_last_axis(graph, graph.nodes[n])) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);
-    const ir::ValueId x = graph.nodes[n].inputs[0];
+    const ir::ValueId x = input_at(graph.nodes[n], 0);
     const ir::Value& xv = graph.values[size_t(x)];
     if (!is_float(xv.dtype)) continue;
-    const ir::ValueId mean = graph.nodes[n].outputs[0];
+    const ir::ValueId mean = output_at(graph.nodes[n], 0);
     const std::optional<size_t> sub = only(graph, readers, dead, mean, "Sub");
-    if (!sub || graph.nodes[*sub].inputs[0] != x || graph.nodes[*sub].inputs[1] != mean) continue;
-    const ir::ValueId d = graph.nodes[*sub].outputs[0];
+    if (!sub || input_at(graph.nodes[*sub], 0) != x || input_at(graph.nodes[*sub], 1) != mean)
+      continue;
+    const ir::ValueId d = output_at(graph.nodes[*sub], 0);
     // d is read by the Pow and by the Div.
     const std::vector<size_t>& d_readers = readers[size_t(d)];
     if (d_readers.size() != 2 || graph.values[size_t(d)].is_graph_output) continue;
     size_t pow = d_readers[0], div = d_readers[1];
     if (!is_onnx_op(graph.nodes[pow], "Pow")) std::swap(pow, div);
     const ir::Node& pow_node = graph.nodes[pow];
-    if (dead[pow] || dead[div] || !is_onnx_op(pow_node, "Pow") || pow_node.inputs[0] != d ||
-        scalar_constant(graph, pow_node.inputs[1]) != 2.0)
+    if (dead[pow] || dead[div] || !is_onnx_op(pow_node, "Pow") || input_at(pow_node, 0) != d ||
+        scalar_constant(graph, input_at(pow_node, 1)) != 2.0)
       continue;
-    const std::optional<size_t> var = sole_reader(graph, readers, pow_node.outputs[0]);
+    const std::optional<size_t> var = sole_reader(graph, readers, output_at(pow_node, 0));
     if (!var || dead[*var] || !reduces_last_axis(graph, graph.nodes[*var])) continue;
-    const ir::ValueId var_out = graph.nodes[*var].outputs[0];
+    const ir::ValueId var_out = output_at(graph.nodes[*var], 0);
     const std::optional<size_t> add = only(graph, readers, dead, var_out, "Add");
     if (!add) continue;
     const std::optional<ir::ValueId> eps_id = other_input(graph.nodes[*add], var_out);
     const std::optional<double> eps = eps_id ? scalar_constant(graph, *eps_id) : std::nullopt;
     if (!eps) continue;
     const std::optional<size_t> sqrt =
-        only(graph, readers, dead, graph.nodes[*add].outputs[0], "Sqrt");
+        only(graph, readers, dead, output_at(graph.nodes[*add], 0), "Sqrt");
     if (!sqrt) continue;
     const ir::Node& div_node = graph.nodes[div];
-    if (!is_onnx_op(div_node, "Div") || div_node.inputs[0] != d ||
-        div_node.inputs[1] != graph.nodes[*sqrt].outputs[0] ||
-        sole_reader(graph, readers, graph.nodes[*sqrt].outputs[0]) != div)
+    if (!is_onnx_op(div_node, "Div") || input_at(div_node, 0) != d ||
+        input_at(div_node, 1) != output_at(graph.nodes[*sqrt], 0) ||
+        sole_reader(graph, readers, output_at(graph.nodes[*sqrt], 0)) != div)
       continue;
-    const std::optional<size_t> mul = only(graph, readers, dead, div_node.outputs[0], "Mul");
+    const std::optional<size_t> mul = only(graph, readers, dead, output_at(div_node, 0), "Mul");
     if (!mul) continue;
-    const std::optional<ir::ValueId> gamma = other_input(graph.nodes[*mul], div_node.outputs[0]);
+    const std::optional<ir::ValueId> gamma = other_input(graph.nodes[*mul], output_at(div_node, 0));
     if (!gamma || !is_affine_param(graph, *gamma, xv)) continue;
     const std::optional<size_t> shift =
-        only(graph, readers, dead, graph.nodes[*mul].outputs[0], "Add");
+        only(graph, readers, dead, output_at(graph.nodes[*mul], 0), "Add");
     if (!shift) continue;
     const std::optional<ir::ValueId> beta =
-        other_input(graph.nodes[*shift], graph.nodes[*mul].outputs[0]);
+        other_input(graph.nodes[*shift], output_at(graph.nodes[*mul], 0));
     if (!beta || !is_affine_param(graph, *beta, xv)) continue;
 
     const std::vector<size_t> chain = {n, *sub, pow, *var, *add, *sqrt, div, *mul, *shift};
@@ -113,7 +116,7 @@ size_t fuse_layer_norm(ir::Graph& graph) {
     node.attributes["axis"] = axis;
     node.attributes["epsilon"] = epsilon;
     node.inputs = {x, *gamma, *beta};
-    node.outputs = {graph.nodes[*shift].outputs[0]};
+    node.outputs = {output_at(graph.nodes[*shift], 0)};
     replace_chain(graph, chain, std::move(node), dead);
     ++fused;
   }

@@ -15,7 +15,9 @@ std::optional<std::pair<size_t, ir::ValueId>> match_add(
     const ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
     const std::vector<bool>& dead, ir::ValueId out, bool want_constant) {
   const std::optional<size_t> add = sole_reader(graph, readers, out);
-  if (!add || dead[*add] || !is_onnx_op(graph.nodes[*add], "Add")) return std::nullopt;
+  if (!add || dead[*add] || !is_onnx_op(graph.nodes[*add], "Add") ||
+      output_at(graph.nodes[*add], 0) == ir::kNoValue)
+    return std::nullopt;
   const std::optional<ir::ValueId> other = other_input(graph.nodes[*add], out);
   if (!other) return std::nullopt;
   const ir::Value& v = graph.values[size_t(*other)];
@@ -56,7 +58,8 @@ size_t fuse_matmul(ir::Graph& graph) {
       const std::optional<double> c = other ? scalar_constant(graph, *other) : std::nullopt;
       const bool ok_shape =
           other && broadcasts_without_growing(graph.values[size_t(*other)], product);
-      if (c && ok_shape && (mul || (div && node.inputs[0] == out && *c != 0))) {
+      if (c && ok_shape && (mul || (div && node.inputs[0] == out && *c != 0)) &&
+          output_at(node, 0) != ir::kNoValue) {
         alpha = float(mul ? *c : 1 / *c);
         chain.push_back(*s);
         out = node.outputs[0];

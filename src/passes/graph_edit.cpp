@@ -43,9 +43,11 @@ bool is_onnx_op(const ir::Node& node, const char* op_type) {
 
 std::optional<ir::ValueId> other_input(const ir::Node& node, ir::ValueId value) {
   if (node.inputs.size() != 2) return std::nullopt;
-  if (node.inputs[0] == value && node.inputs[1] != value) return node.inputs[1];
-  if (node.inputs[1] == value && node.inputs[0] != value) return node.inputs[0];
-  return std::nullopt;
+  ir::ValueId other = ir::kNoValue;
+  if (node.inputs[0] == value && node.inputs[1] != value) other = node.inputs[1];
+  if (node.inputs[1] == value && node.inputs[0] != value) other = node.inputs[0];
+  if (other == ir::kNoValue) return std::nullopt;  // also an unnamed (omitted) other input
+  return other;
 }
 
 ir::ValueId add_constant(ir::Graph& graph, const std::string& name, Tensor tensor) {

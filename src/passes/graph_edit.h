@@ -36,7 +36,8 @@ inline ir::ValueId output_at(const ir::Node& node, size_t i) {
   return i < node.outputs.size() ? node.outputs[i] : ir::kNoValue;
 }
 
-// For a two-input node reading `value`, the other input (nullopt when both are `value`).
+// For a two-input node reading `value`, the other input (nullopt when both are `value`, or when
+// the other is unnamed).
 std::optional<ir::ValueId> other_input(const ir::Node& node, ir::ValueId value);
 
 // A new constant value named `name` (made unique) holding `tensor`; returns its id.

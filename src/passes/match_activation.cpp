@@ -75,7 +75,9 @@ std::optional<double> other_scalar(const ir::Graph& graph, const ir::Node& node,
 std::optional<size_t> next(const ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
                            const std::vector<bool>& dead, ir::ValueId value, const char* op_type) {
   const std::optional<size_t> n = sole_reader(graph, readers, value);
-  if (!n || dead[*n] || !is_onnx_op(graph.nodes[*n], op_type)) return std::nullopt;
+  if (!n || dead[*n] || !is_onnx_op(graph.nodes[*n], op_type) ||
+      output_at(graph.nodes[*n], 0) == ir::kNoValue)
+    return std::nullopt;
   return n;
 }
 
@@ -149,6 +151,7 @@ std::optional<ActivationMatch> match_gelu(const ir::Graph& graph,
 std::optional<ActivationMatch> match_activation(const ir::Graph& graph,
                                                 const std::vector<std::vector<size_t>>& readers,
                                                 const std::vector<bool>& dead, ir::ValueId value) {
+  if (value == ir::kNoValue) return std::nullopt;  // an unnamed output: nothing reads it
   if (std::optional<ActivationMatch> m = match_gated(graph, readers, dead, value)) return m;
   if (std::optional<ActivationMatch> m = match_gelu(graph, readers, dead, value)) return m;
   const std::optional<size_t> n = sole_reader(graph, readers, value);
