@@ -53,6 +53,34 @@ TEST(OnednnMatMul, RandomBatchedShapesMatchTheReferenceKernel) {
   }
 }
 
+// Found by fuzz_graph (tests/data/fuzz-regressions/fuzz_graph/gemm-onednn-invalid-arguments.bin):
+// an empty product went to oneDNN, which refused it with "invalid arguments" (exit 3). Empty
+// operands stay with the reference kernel, which gives the empty result.
+TEST(OnednnMatMul, EmptyOperandsStayWithTheReference) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> a, b;
+  };
+  const Case cases[] = {{"Gemm", {0, 4}, {4, 3}},
+                        {"Gemm", {2, 4}, {4, 0}},
+                        {"Gemm", {2, 0}, {0, 3}},
+                        {"MatMul", {5, 0, 4}, {4, 3}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message()
+                 << c.op << " " << Shape::of(c.a).str() << " x " << Shape::of(c.b).str());
+    GraphBuilder g;
+    g.input("a", c.a);
+    g.input("b", c.b);
+    g.node(c.op, {"a", "b"}, {"y"});
+    g.output("y");
+    std::mt19937 rng(61);
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        g.build(), {random_tensor(rng, c.a), random_tensor(rng, c.b)});
+    EXPECT_EQ(steps[0].kernel, "reference") << steps[0].reason;
+    EXPECT_NE(steps[0].reason.find("nothing to compute"), std::string::npos) << steps[0].reason;
+  }
+}
+
 TEST(OnednnMatMul, FusedScaleBiasResidualAndActivation) {
   std::mt19937 rng(99);
   static const char* const kActivations[] = {"", "Gelu", "Relu", "Sigmoid", "Tanh"};

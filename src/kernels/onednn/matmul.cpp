@@ -76,6 +76,12 @@ Verdict supports(const NodeRequest& r) {
       return Verdict::no("oneDNN matmul runs f32 here; input " + std::to_string(i) + " is " +
                          std::string(dtype_name(r.input(i).dtype)));
   if (r.output(0).shape.rank() > 8) return Verdict::no("more than 8 dimensions");
+  // oneDNN refuses an empty product ("invalid arguments"); the reference gives the empty result.
+  for (size_t i = 0; i < r.inputs.size(); ++i)
+    if (r.has_input(i) && r.input(i).shape.numel() == Dim(0))
+      return Verdict::no("an empty operand: nothing to compute");
+  if (r.output(0).shape.numel() == Dim(0))
+    return Verdict::no("an empty product: nothing to compute");
   if (p->c_input >= 0 && p->beta != 1 && !r.input(size_t(p->c_input)).value)
     return Verdict::no("Gemm's beta scales a C known only while running");
   dnnl::post_ops probe;
