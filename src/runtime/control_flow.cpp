@@ -268,6 +268,9 @@ std::vector<Tensor> SubgraphRunner::run_loop(
     const std::vector<std::shared_ptr<const Tensor>>& constants, const Deadline& deadline) {
   const size_t carried = node_.inputs.size() - node_.implicit_inputs - 2;
   const size_t scans = node_.outputs.size() - carried;
+  // The shape rule checks M's size only when its shape is known before running.
+  if (inputs[0] && inputs[0]->numel() != 1)
+    fail("input 'M' must hold one value, not {}", inputs[0]->numel());
   const int64_t trips =
       inputs[0] ? inputs[0]->to_int64().at(0) : std::numeric_limits<int64_t>::max();
   bool cond = inputs[1] ? truth(*inputs[1], "input 'cond'") : true;
