@@ -93,6 +93,63 @@ TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
   }
 }
 
+// Sums whose scaled value is an exact half (multiplier 0.5) and an odd output zero point: the
+// spec rounds half to even before adding the zero point (round(-8.5) + 127 = 119), where adding
+// first would round 118.5 to 118. Both kernels of QLinearConv and QLinearMatMul must give the
+// spec's value for every sum from -128 to 127.
+std::vector<double> ties_rounded_before_the_zero_point() {
+  std::vector<double> expected;
+  for (int sum = -128; sum < 128; ++sum)
+    expected.push_back(std::clamp(std::nearbyint(sum * 0.5) + 127, 0.0, 255.0));
+  return expected;
+}
+
+Tensor every_int8_value(const std::vector<int64_t>& shape) {
+  Tensor x = Tensor::zeros(DType::kI8, shape);
+  for (int i = 0; i < 256; ++i) x.data<int8_t>()[i] = int8_t(i - 128);
+  return x;
+}
+
+void add_tie_scales(GraphBuilder& b) {
+  b.constant("x_scale", Tensor::from<float>({}, {1.0f}));
+  b.constant("x_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("w_scale", Tensor::from<float>({}, {1.0f}));
+  b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("y_scale", Tensor::from<float>({}, {2.0f}));
+  b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(127)}));
+}
+
+void expect_ties_rounded_before_the_zero_point(const ir::Graph& graph, const Tensor& x) {
+  runtime::SessionOptions fast, reference;
+  reference.fast_kernels = false;
+  const SessionResult f = run_session(graph, {x}, fast);
+  const SessionResult r = run_session(graph, {x}, reference);
+  EXPECT_EQ(f.steps[0].kernel.rfind("onednn:", 0), 0u) << f.steps[0].kernel;
+  EXPECT_EQ(f.outputs[0].to_double(), ties_rounded_before_the_zero_point());
+  EXPECT_EQ(r.outputs[0].to_double(), ties_rounded_before_the_zero_point());
+}
+
+TEST(QLinearConvKernel, TiesRoundBeforeTheZeroPointIsAdded) {
+  GraphBuilder b(13);
+  b.input("x", {1, 1, 1, 256}, DType::kI8);
+  add_tie_scales(b);
+  b.constant("w", Tensor::from<int8_t>({1, 1, 1, 1}, {int8_t(1)}));
+  b.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"});
+  b.output("y");
+  expect_ties_rounded_before_the_zero_point(b.build(), every_int8_value({1, 1, 1, 256}));
+}
+
+TEST(QLinearMatMulKernel, TiesRoundBeforeTheZeroPointIsAdded) {
+  GraphBuilder b(13);
+  b.input("x", {256, 1}, DType::kI8);
+  add_tie_scales(b);
+  b.constant("w", Tensor::from<int8_t>({1, 1}, {int8_t(1)}));
+  b.node("QLinearMatMul", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"},
+         {"y"});
+  b.output("y");
+  expect_ties_rounded_before_the_zero_point(b.build(), every_int8_value({256, 1}));
+}
+
 // A zero scale is bad input: the fast kernel leaves the node to the reference kernel, which stops
 // naming it.
 TEST(QLinearConvKernel, AZeroScaleIsRefusedNamingTheNode) {

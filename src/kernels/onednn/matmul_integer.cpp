@@ -86,15 +86,10 @@ class MatMulIntegerKernel final : public Kernel {
     has_zero_point_ = r.has_input(o_.a_zero);
     if (has_zero_point_) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (o_.qlinear) {
-      // The requantization multiplier as the reference kernel computes it (float32 products).
-      const float a_scale = float(r.input(o_.a_scale).value->to_double()[0]);
-      const float y_scale = float(r.input(o_.y_scale).value->to_double()[0]);
-      std::vector<float> multipliers;
-      for (double b_scale : r.input(o_.b_scale).value->to_double())
-        multipliers.push_back(a_scale * float(b_scale) / y_scale);
-      attr.set_output_scales(multipliers.size() == 1 ? 0 : 1 << 1, multipliers);
-      if (const int32_t zp = int32_t(r.input(o_.y_zero).value->to_double()[0]))
-        attr.set_zero_points(DNNL_ARG_DST, 0, {zp});
+      set_requantization(attr, float(r.input(o_.a_scale).value->to_double()[0]),
+                         r.input(o_.b_scale).value->to_double(),
+                         float(r.input(o_.y_scale).value->to_double()[0]),
+                         int32_t(r.input(o_.y_zero).value->to_double()[0]));
     }
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, w_any, dst), attr, cpu_engine());
     name_ = impl_name(pd);

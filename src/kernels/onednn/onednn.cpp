@@ -102,6 +102,22 @@ dnnl::primitive_attr user_scratchpad_attr() {
   return attr;
 }
 
+void set_requantization(dnnl::primitive_attr& attr, float x_scale,
+                        const std::vector<double>& w_scales, float y_scale, int32_t y_zero_point) {
+  // The multipliers as the reference kernel computes them (float32 products), as ONNX Runtime does.
+  std::vector<float> multipliers;
+  for (double w_scale : w_scales) multipliers.push_back(x_scale * float(w_scale) / y_scale);
+  attr.set_output_scales(multipliers.size() == 1 ? 0 : 1 << 1, multipliers);
+  if (y_zero_point == 0) return;
+  attr.set_zero_points(DNNL_ARG_DST, 0, {y_zero_point});
+  // oneDNN adds the zero point before its final conversion rounds, so a scaled sum a hair below
+  // a half (-8.499999 + 127 = 118.5 in float32) would round to the other side. QuantizeLinear
+  // rounds first, then adds the zero point: a round post-op makes the value integral before it.
+  dnnl::post_ops round;
+  round.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+  attr.set_post_ops(round);
+}
+
 void select_implementation(dnnl::primitive_desc& pd, int index) {
   if (index == 0) return;
   const PrimitiveCachePause pause;  // the list is only the list without the cache (version.h)

@@ -37,6 +37,12 @@ bool append_activation(dnnl::post_ops& post_ops, const ops::Activation& activati
 // Attributes every strata primitive uses: scratch memory given by the caller (booked at prepare).
 dnnl::primitive_attr user_scratchpad_attr();
 
+// Sets the requantization of an int8 convolution or matmul writing a quantized output: the int32
+// sums times x_scale · w_scale / y_scale (one multiplier, or one per output channel along
+// dimension 1), rounded half to even, plus y_zero_point, saturated.
+void set_requantization(dnnl::primitive_attr& attr, float x_scale,
+                        const std::vector<double>& w_scales, float y_scale, int32_t y_zero_point);
+
 // Moves `pd` to implementation number `index` in oneDNN's list for its descriptor (0: the one
 // oneDNN prefers, as built); throws NoSuchImplementation past the list's end (fast-run). The
 // operation descriptor `pd` was built from must still be alive: oneDNN's iterator points at it.

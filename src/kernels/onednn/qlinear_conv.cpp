@@ -81,16 +81,11 @@ class QLinearConvKernel final : public Kernel {
     const std::vector<int64_t> y_shape = r.output(0).shape.values();
     const OnednnConvGeometry g = onednn_conv_geometry(attrs, r.input(kX).shape, r.input(kW).shape);
 
-    // The requantization multiplier as the reference kernel computes it (float32 products).
-    const float x_scale = float(r.input(kXScale).value->to_double()[0]);
-    const float y_scale = float(r.input(kYScale).value->to_double()[0]);
-    const std::vector<double> w_scale = r.input(kWScale).value->to_double();
-    std::vector<float> multipliers;
-    for (double s : w_scale) multipliers.push_back(x_scale * float(s) / y_scale);
     dnnl::primitive_attr attr = user_scratchpad_attr();
-    attr.set_output_scales(multipliers.size() == 1 ? 0 : 1 << 1, multipliers);
+    set_requantization(attr, float(r.input(kXScale).value->to_double()[0]),
+                       r.input(kWScale).value->to_double(),
+                       float(r.input(kYScale).value->to_double()[0]), zero_point_of(r, kYZero));
     if (const int32_t zp = zero_point_of(r, kXZero)) attr.set_zero_points(DNNL_ARG_SRC, 0, {zp});
-    if (const int32_t zp = zero_point_of(r, kYZero)) attr.set_zero_points(DNNL_ARG_DST, 0, {zp});
 
     const memory::data_type x_type = *data_type_of(r.input(kX).dtype);
     const memory::data_type y_type = *data_type_of(r.output(0).dtype);
