@@ -1,6 +1,6 @@
-// MatMul, MatMulInteger and QLinearMatMul. MatMul with numpy semantics: a 1-D A is a row [1, K] and
-// a 1-D B a column [K, 1] (the added dim is dropped from the result); dims before the last two
-// broadcast as batches.
+// MatMul, MatMulInteger, QLinearMatMul and strata's QLinearGemm. MatMul with numpy semantics: a 1-D
+// A is a row [1, K] and a 1-D B a column [K, 1] (the added dim is dropped from the result); dims
+// before the last two broadcast as batches.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -133,10 +133,14 @@ class MatMulOp final : public Op {
 // point per tensor or per row of A / per column of B. QLinearMatMul: the same product scaled by
 // a_scale * b_scale / y_scale (per tensor, or per row / column), rounded half to even, plus
 // y_zero_point, saturated to y's type. Products accumulate in int64 (exact); the scaling is
-// float32's multiplier applied in double, as ONNX's reference does it.
+// float32's multiplier applied in double, as ONNX's reference does it. QLinearGemm (strata's, made
+// of DequantizeLinear → Gemm → QuantizeLinear by src/passes/fuse_qdq.cpp) is QLinearMatMul with a
+// ninth input: an int32 bias of N values in a_scale · b_scale units, added to the sums.
 class QuantizedMatMulOp final : public Op {
  public:
-  explicit QuantizedMatMulOp(const NodeInfo& node) : qlinear_(node.op_type() == "QLinearMatMul") {}
+  explicit QuantizedMatMulOp(const NodeInfo& node)
+      : qlinear_(node.op_type() == "QLinearMatMul" || node.op_type() == "QLinearGemm"),
+        gemm_(node.op_type() == "QLinearGemm") {}
 
   void infer(InferContext& ctx) const override {
     const size_t a = 0, b = qlinear_ ? 3 : 1;
@@ -153,6 +157,12 @@ class QuantizedMatMulOp final : public Op {
       if (!is_float(ctx.dtype(i))) fail("scale {} has dtype {}", i, dtype_name(ctx.dtype(i)));
     if (ctx.dtype(7) != DType::kI8 && ctx.dtype(7) != DType::kU8)
       fail("y_zero_point has dtype {}; int8 or uint8 is needed", dtype_name(ctx.dtype(7)));
+    if (gemm_ && ctx.has_input(kBias)) {
+      if (ctx.dtype(kBias) != DType::kI32)
+        fail("the bias has dtype {}; int32 is needed", dtype_name(ctx.dtype(kBias)));
+      if (ctx.shape(kBias).rank() != 1) fail("the bias must be 1-D, one value per column");
+      require_equal_dims(ctx.shape(kBias)[0], s.n, "the bias' length and B's columns");
+    }
     ctx.set_output(0, ctx.dtype(7), s.out);
   }
 
@@ -173,8 +183,12 @@ class QuantizedMatMulOp final : public Op {
     const Tensor b_wide = centred(b, zero_point(ctx, zero_points()[1]), false);
     Tensor product = Tensor::zeros(DType::kI64, ctx.output(0).shape());
     matmul_kernel<int64_t>(a_wide, b_wide, product);
-    const int64_t* p = product.data<int64_t>();
+    int64_t* p = product.data<int64_t>();
     Tensor& y = ctx.output(0);
+    if (gemm_ && ctx.has_input(kBias)) {
+      const std::vector<int64_t> bias = ctx.input(kBias).to_int64();
+      for (int64_t i = 0; i < y.numel(); ++i) p[i] += bias[size_t(i) % bias.size()];
+    }
     if (!qlinear_) {
       for (int64_t i = 0; i < y.numel(); ++i) y.data<int32_t>()[i] = int32_t(p[i]);
       return;
@@ -220,13 +234,15 @@ class QuantizedMatMulOp final : public Op {
     return wide;
   }
 
-  bool qlinear_;
+  static constexpr size_t kBias = 8;  // QLinearGemm's
+  bool qlinear_, gemm_;
 };
 
 }  // namespace
 
 std::unique_ptr<Op> make_matmul(const NodeInfo& node) {
-  if (node.op_type() == "MatMulInteger" || node.op_type() == "QLinearMatMul")
+  if (node.op_type() == "MatMulInteger" || node.op_type() == "QLinearMatMul" ||
+      node.op_type() == "QLinearGemm")
     return std::make_unique<QuantizedMatMulOp>(node);
   return std::make_unique<MatMulOp>(node);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "ops/internal_ops.h"
 #include "passes/graph_edit.h"
 
 namespace strata::passes {
@@ -16,6 +17,11 @@ bool is_8_bit(DType t) {
 int64_t int_attribute(const ir::Node& node, const char* name, int64_t fallback) {
   const auto it = node.attributes.find(name);
   return it == node.attributes.end() ? fallback : it->second.i;
+}
+
+float float_attribute(const ir::Node& node, const char* name, float fallback) {
+  const auto it = node.attributes.find(name);
+  return it == node.attributes.end() ? fallback : it->second.f;
 }
 
 // A DequantizeLinear or QuantizeLinear and its operands, when its scale is a float32 constant,
@@ -176,6 +182,120 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_matmul_at(
   return std::make_pair(std::move(node), std::move(chain));
 }
 
+// [N, K] 8-bit weights as [K, N].
+Tensor transposed(const Tensor& w) {
+  const int64_t n = w.dim(0), k = w.dim(1);
+  Tensor t = Tensor::zeros(w.dtype(), {k, n});
+  const auto* from = static_cast<const uint8_t*>(w.raw());
+  auto* to = static_cast<uint8_t*>(t.raw());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < k; ++j) to[j * n + i] = from[i * k + j];
+  return t;
+}
+
+// strata's QLinearGemm for a DequantizeLinear → Gemm (alpha 1, beta 1, A not transposed; constant
+// int8 weights with one scale or one per output column; an int32 bias of N values in
+// x_scale · w_scale units, or none) → QuantizeLinear at node `n`, and the nodes it replaces.
+// Weights stored [N, K] (transB = 1, as torch's Linear exports them) are transposed here, once.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_gemm_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const ir::Node& gemm = graph.nodes[n];
+  if (gemm.inputs.size() < 2 || int_attribute(gemm, "transA", 0) != 0 ||
+      float_attribute(gemm, "alpha", 1) != 1 || float_attribute(gemm, "beta", 1) != 1)
+    return {};
+  const bool trans_b = int_attribute(gemm, "transB", 0) != 0;
+  const std::optional<size_t> q_node = sole_reader(graph, readers, gemm.outputs[0]);
+  if (!q_node || dead[*q_node]) return {};
+  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> a = dequantizer_of(graph, gemm.inputs[0]);
+  const std::optional<Quantizer> b = dequantizer_of(graph, gemm.inputs[1]);
+  if (!y || !a || !b || y->scale_values->numel() != 1 || a->scale_values->numel() != 1) return {};
+  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(a->data)].dtype))
+    return {};
+  const Tensor* weights = constant_of(graph, b->data);
+  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() != 2) return {};
+  const int64_t columns = weights->dim(trans_b ? 0 : 1);
+  const int64_t b_axis = int_attribute(graph.nodes[b->node], "axis", 1);
+  const int64_t column_axis = trans_b ? 0 : 1;
+  if (b->scale_values->numel() != 1 &&
+      (b->scale_values->numel() != columns || (b_axis != column_axis && b_axis != column_axis - 2)))
+    return {};  // one scale, or one per output column
+  std::optional<Quantizer> bias;
+  if (gemm.inputs.size() > 2 && gemm.inputs[2] != ir::kNoValue) {
+    bias = dequantizer_of(graph, gemm.inputs[2]);
+    const Tensor* values = bias ? constant_of(graph, bias->data) : nullptr;
+    if (!values || values->dtype() != DType::kI32 || values->rank() != 1 ||
+        values->dim(0) != columns || !bias_in_product_units(*bias, *a, *b, graph))
+      return {};
+  }
+  ir::Node node;
+  node.name = gemm.name;
+  node.domain = std::string(ops::kStrataDomain);
+  node.op_type = "QLinearGemm";
+  const ir::ValueId b_data =
+      trans_b ? add_constant(graph, graph.values[size_t(b->data)].name + "_transposed",
+                             transposed(*weights))
+              : b->data;
+  node.inputs = {a->data,
+                 a->scale,
+                 zero_point_value(graph, *a, graph.values[size_t(a->data)].dtype),
+                 b_data,
+                 b->scale,
+                 zero_point_value(graph, *b, weights->dtype()),
+                 y->scale,
+                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
+  if (bias) node.inputs.push_back(bias->data);
+  node.outputs = {out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b, bias});
+  chain.push_back(n);
+  chain.push_back(*q_node);
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
+// strata's QLinearAdd for DequantizeLinear(A), DequantizeLinear(B) → Add → QuantizeLinear at node
+// `n` (8-bit operands of one shape, one scale and zero point each: a residual add), and the nodes
+// it replaces.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const ir::Node& add = graph.nodes[n];
+  if (add.inputs.size() != 2) return {};
+  const std::optional<size_t> q_node = sole_reader(graph, readers, add.outputs[0]);
+  if (!q_node || dead[*q_node]) return {};
+  const std::optional<Quantizer> c = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> a = dequantizer_of(graph, add.inputs[0]);
+  const std::optional<Quantizer> b = dequantizer_of(graph, add.inputs[1]);
+  if (!c || !a || !b || a->node == b->node) return {};
+  for (const Quantizer* q : {&*a, &*b, &*c})
+    if (q->scale_values->numel() != 1) return {};
+  const ir::Value& a_value = graph.values[size_t(a->data)];
+  const ir::Value& b_value = graph.values[size_t(b->data)];
+  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  if (!is_8_bit(a_value.dtype) || !is_8_bit(b_value.dtype) ||
+      !is_8_bit(graph.values[size_t(out)].dtype) || !a_value.shape.is_static() ||
+      a_value.shape != b_value.shape)
+    return {};
+  ir::Node node;
+  node.name = add.name;
+  node.domain = std::string(ops::kStrataDomain);
+  node.op_type = "QLinearAdd";
+  node.inputs = {a->data,
+                 a->scale,
+                 zero_point_value(graph, *a, graph.values[size_t(a->data)].dtype),
+                 b->data,
+                 b->scale,
+                 zero_point_value(graph, *b, graph.values[size_t(b->data)].dtype),
+                 c->scale,
+                 zero_point_value(graph, *c, graph.values[size_t(out)].dtype)};
+  node.outputs = {out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b});
+  chain.push_back(n);
+  chain.push_back(*q_node);
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
 }  // namespace
 
 size_t fuse_qdq(ir::Graph& graph) {
@@ -184,10 +304,15 @@ size_t fuse_qdq(ir::Graph& graph) {
   size_t fused = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (dead[n] || graph.nodes[n].outputs.size() != 1) continue;
-    if (!is_onnx_op(graph.nodes[n], "Conv") && !is_onnx_op(graph.nodes[n], "MatMul")) continue;
+    const ir::Node& node = graph.nodes[n];
+    const auto at = is_onnx_op(node, "Conv")     ? &qlinear_conv_at
+                    : is_onnx_op(node, "MatMul") ? &qlinear_matmul_at
+                    : is_onnx_op(node, "Gemm")   ? &qlinear_gemm_at
+                    : is_onnx_op(node, "Add")    ? &qlinear_add_at
+                                                 : nullptr;
+    if (!at) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);
-    auto found = is_onnx_op(graph.nodes[n], "Conv") ? qlinear_conv_at(graph, readers, dead, n)
-                                                    : qlinear_matmul_at(graph, readers, dead, n);
+    auto found = at(graph, readers, dead, n);
     if (!found) continue;
     replace_chain(graph, found->second, std::move(found->first), dead);
     ++fused;

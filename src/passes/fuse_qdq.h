@@ -1,7 +1,8 @@
 // Quantized graphs as ONNX Runtime's quantizer writes them (QDQ): DequantizeLinear → Conv →
 // QuantizeLinear becomes one QLinearConv, DequantizeLinear → MatMul (constant 2-D weights) →
-// QuantizeLinear one QLinearMatMul, which the int8 kernels run without leaving integers
-// (src/kernels/onednn/qlinear_conv.cpp, matmul_integer.cpp).
+// QuantizeLinear one QLinearMatMul and DequantizeLinear → Gemm → QuantizeLinear strata's
+// QLinearGemm (QLinearMatMul with an int32 bias), which the int8 kernels run without leaving
+// integers (src/kernels/onednn/qlinear_conv.cpp, matmul_integer.cpp).
 #pragma once
 
 #include <cstddef>

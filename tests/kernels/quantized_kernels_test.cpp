@@ -150,6 +150,86 @@ TEST(QLinearMatMulKernel, TiesRoundBeforeTheZeroPointIsAdded) {
   expect_ties_rounded_before_the_zero_point(b.build(), every_int8_value({256, 1}));
 }
 
+// strata's QLinearAdd (a residual add of a QDQ graph): the one-pass kernel against the reference
+// kernel, equal to the bit, on vector tails, sizes shared between two threads, every mix of 8-bit
+// types and values that saturate.
+TEST(QLinearAddKernel, EqualsTheReferenceOnEverySizeAndType) {
+  std::mt19937 rng(21);
+  const std::pair<DType, DType> types[] = {
+      {DType::kU8, DType::kU8}, {DType::kI8, DType::kU8}, {DType::kU8, DType::kI8}};
+  for (const int64_t size : {1, 15, 16, 17, 1000, 300001}) {
+    for (const auto& [operand, result] : types) {
+      SCOPED_TRACE(std::to_string(size) + " values, " + std::string(dtype_name(operand)) + " to " +
+                   std::string(dtype_name(result)));
+      const auto zero_point = [](DType t, int value) {
+        return t == DType::kU8 ? Tensor::from<uint8_t>({}, {uint8_t(value + 128)})
+                               : Tensor::from<int8_t>({}, {int8_t(value)});
+      };
+      GraphBuilder b(13);
+      b.input("a", {size}, operand);
+      b.input("b", {size}, DType::kU8);
+      b.constant("a_scale", Tensor::from<float>({}, {0.05f}));
+      b.constant("a_zp", zero_point(operand, -9));
+      b.constant("b_scale", Tensor::from<float>({}, {0.03f}));
+      b.constant("b_zp", Tensor::from<uint8_t>({}, {uint8_t(131)}));
+      b.constant("c_scale", Tensor::from<float>({}, {0.04f}));
+      b.constant("c_zp", zero_point(result, 5));
+      b.node("QLinearAdd", {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "c_scale", "c_zp"},
+             {"c"})
+          .domain = "strata";
+      b.output("c");
+      const ir::Graph graph = b.build();
+      const Tensor a = operand == DType::kU8
+                           ? random_integers<uint8_t>(rng, operand, {size}, 0, 255)
+                           : random_integers<int8_t>(rng, operand, {size}, -128, 127);
+      const Tensor bt = random_integers<uint8_t>(rng, DType::kU8, {size}, 0, 255);
+      runtime::SessionOptions fast, reference;
+      fast.threads = 2;
+      reference.fast_kernels = false;
+      const SessionResult f = run_session(graph, {a, bt}, fast);
+      const SessionResult r = run_session(graph, {a, bt}, reference);
+      EXPECT_EQ(f.steps[0].kernel.rfind("cpu:", 0), 0u) << f.steps[0].kernel;
+      EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+    }
+  }
+}
+
+// In a QDQ network the add reads a convolution's channels-last output and another value, and a
+// convolution reads its result: it adds in channels-last, and equals the reference (power-of-two
+// scales keep the convolutions' requantization exact in both kernel sets).
+TEST(QLinearAddKernel, AddsChannelsLastDataBetweenConvolutions) {
+  std::mt19937 rng(22);
+  GraphBuilder b(13);
+  b.input("x", {1, 16, 9, 9}, DType::kU8);
+  b.input("skip", {1, 16, 9, 9}, DType::kU8);
+  b.constant("x_scale", Tensor::from<float>({}, {0.5f}));
+  b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  b.constant("w", random_integers<int8_t>(rng, DType::kI8, {16, 16, 1, 1}, -127, 127));
+  b.constant("w_scale", Tensor::from<float>({}, {0.25f}));
+  b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("y_scale", Tensor::from<float>({}, {256.0f}));
+  b.constant("out_scale", Tensor::from<float>({}, {16384.0f}));
+  b.node("QLinearConv", {"x", "x_scale", "zp", "w", "w_scale", "w_zp", "y_scale", "zp"}, {"conv"});
+  b.node("QLinearAdd", {"conv", "y_scale", "zp", "skip", "x_scale", "zp", "y_scale", "zp"}, {"sum"})
+      .domain = "strata";
+  b.node("QLinearConv", {"sum", "y_scale", "zp", "w", "w_scale", "w_zp", "out_scale", "zp"},
+         {"out"});
+  b.output("out");
+  const ir::Graph graph = b.build();
+  const std::vector<Tensor> inputs = {
+      random_integers<uint8_t>(rng, DType::kU8, {1, 16, 9, 9}, 0, 255),
+      random_integers<uint8_t>(rng, DType::kU8, {1, 16, 9, 9}, 0, 255)};
+  runtime::SessionOptions fast, reference;
+  fast.layout = kernels::LayoutPolicy::kChannelsLast;
+  reference.fast_kernels = false;
+  const SessionResult f = run_session(graph, inputs, fast);
+  const SessionResult r = run_session(graph, inputs, reference);
+  ASSERT_EQ(f.steps.size(), 3u);
+  EXPECT_EQ(f.steps[1].kernel.rfind("cpu:", 0), 0u) << f.steps[1].kernel;
+  EXPECT_EQ(f.steps[1].layout, "nhwc");
+  EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+}
+
 // A zero scale is bad input: the fast kernel leaves the node to the reference kernel, which stops
 // naming it.
 TEST(QLinearConvKernel, AZeroScaleIsRefusedNamingTheNode) {

@@ -162,6 +162,32 @@ std::map<std::string, OpCall> sample_calls() {
   norm.domain = ops::kStrataDomain;
   norm.inputs = {floats({1, 2, 3, 3}), floats({2}), floats({2}), floats({2}), floats({2})};
   add("strata:FusedBatchNorm", norm);
+  const Tensor one_scale = Tensor::from<float>({}, {0.5f});
+  const Tensor zero_u8 = Tensor::from<uint8_t>({}, {uint8_t(0)});
+  const Tensor zero_i8 = Tensor::from<int8_t>({}, {int8_t(0)});
+  OpCall gemm = op_call("QLinearGemm", 13);
+  gemm.domain = ops::kStrataDomain;
+  gemm.inputs = {Tensor::zeros(DType::kU8, {2, 3}),
+                 one_scale,
+                 zero_u8,
+                 Tensor::zeros(DType::kI8, {3, 4}),
+                 one_scale,
+                 zero_i8,
+                 one_scale,
+                 zero_u8,
+                 Tensor::zeros(DType::kI32, {4})};
+  add("strata:QLinearGemm", gemm);
+  OpCall qadd = op_call("QLinearAdd", 13);
+  qadd.domain = ops::kStrataDomain;
+  qadd.inputs = {Tensor::zeros(DType::kU8, {2, 3}),
+                 one_scale,
+                 zero_u8,
+                 Tensor::zeros(DType::kU8, {2, 3}),
+                 one_scale,
+                 zero_u8,
+                 one_scale,
+                 zero_u8};
+  add("strata:QLinearAdd", qadd);
   return calls;
 }
 

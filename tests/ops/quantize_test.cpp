@@ -128,5 +128,39 @@ TEST(QuantizedMatMul, IntegerProductsAndRequantization) {
   EXPECT_THROW(run_op(integer), Error);
 }
 
+// strata's QLinearGemm: QLinearMatMul with an int32 bias added to the sums before requantizing.
+TEST(QuantizedMatMul, QLinearGemmAddsItsBiasToTheSums) {
+  OpCall q = op_call("QLinearGemm", 13);
+  q.inputs = {
+      Tensor::from<uint8_t>({1, 2}, {10, 20}), Tensor::from<float>({}, {0.5f}),
+      Tensor::from<uint8_t>({}, {0}),          Tensor::from<int8_t>({2, 2}, {1, 2, 3, -100}),
+      Tensor::from<float>({}, {0.25f}),        Tensor::from<int8_t>({}, {0}),
+      Tensor::from<float>({}, {1.0f}),         Tensor::from<uint8_t>({}, {3}),
+      Tensor::from<int32_t>({2}, {-66, 1960})};
+  // [10 20] x [[1 2] [3 -100]] = [70 -1980]; + [-66 1960] = [4 -20]; x 0.125 = [0.5 -2.5] -> [0 -2]
+  // + 3.
+  EXPECT_EQ(run_op(q)[0].to_int64(), (std::vector<int64_t>{3, 1}));
+  q.inputs[8] = Tensor::from<int32_t>({3}, {0, 0, 0});
+  EXPECT_THROW(run_op(q), Error);  // one bias value per column
+  q.inputs[8] = Tensor::from<float>({2}, {0, 0});
+  EXPECT_THROW(run_op(q), Error);
+}
+
+// strata's QLinearAdd: (0.5·(10 - 4) + 0.25·(-8 - (-2))) / 0.5 = 3, + 7 = 10; saturation; bad
+// shapes and scales.
+TEST(QLinearAdd, AddsDequantizedValuesAndRequantizes) {
+  OpCall q = op_call("QLinearAdd", 13);
+  q.inputs = {Tensor::from<uint8_t>({2}, {10, 255}), Tensor::from<float>({}, {0.5f}),
+              Tensor::from<uint8_t>({}, {4}),        Tensor::from<int8_t>({2}, {-8, 127}),
+              Tensor::from<float>({}, {0.25f}),      Tensor::from<int8_t>({}, {-2}),
+              Tensor::from<float>({}, {0.5f}),       Tensor::from<uint8_t>({}, {7})};
+  EXPECT_EQ(run_op(q)[0].to_int64(), (std::vector<int64_t>{10, 255}));
+  OpCall zero_scale = q;
+  zero_scale.inputs[4] = Tensor::from<float>({}, {0.0f});
+  EXPECT_THROW(run_op(zero_scale), Error);
+  q.inputs[3] = Tensor::from<int8_t>({3}, {1, 2, 3});
+  EXPECT_THROW(run_op(q), Error);
+}
+
 }  // namespace
 }  // namespace strata::test

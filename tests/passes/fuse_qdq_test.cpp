@@ -44,6 +44,22 @@ Tensor random_u8(std::mt19937& rng, const std::vector<int64_t>& shape) {
   return t;
 }
 
+// The same integers before and after the pass on the reference kernels: the requantization is
+// exact but for values at a rounding tie.
+void expect_same_integers(const ir::Graph& before, const ir::Graph& after, const Tensor& input) {
+  runtime::SessionOptions reference;
+  reference.fast_kernels = false;
+  const std::vector<double> ya = run_session(before, {input}, reference).outputs[0].to_double();
+  const std::vector<double> yb = run_session(after, {input}, reference).outputs[0].to_double();
+  ASSERT_EQ(ya.size(), yb.size());
+  int64_t differ = 0;
+  for (size_t i = 0; i < ya.size(); ++i) {
+    EXPECT_LE(std::abs(ya[i] - yb[i]), 1) << i;
+    differ += ya[i] != yb[i];
+  }
+  EXPECT_LE(differ, 2);
+}
+
 TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
   std::mt19937 rng(3);
   const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false);
@@ -53,19 +69,7 @@ TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
   EXPECT_EQ(after.nodes[0].fused_from,
             (std::vector<std::string>{"x_node", "w_node", "b_node", "c_node", "yq_node"}));
   EXPECT_EQ(after.nodes[0].inputs.size(), 9u);  // x, scale, zero point (w's made 0), y's, B
-  // The same integers: the requantization is exact but for values at a rounding tie.
-  runtime::SessionOptions reference;
-  reference.fast_kernels = false;
-  const Tensor x = random_u8(rng, {1, 4, 6, 6});
-  const SessionResult a = run_session(before, {x}, reference);
-  const SessionResult b = run_session(after, {x}, reference);
-  const std::vector<double> ya = a.outputs[0].to_double(), yb = b.outputs[0].to_double();
-  int64_t differ = 0;
-  for (size_t i = 0; i < ya.size(); ++i) {
-    EXPECT_LE(std::abs(ya[i] - yb[i]), 1) << i;
-    differ += ya[i] != yb[i];
-  }
-  EXPECT_LE(differ, 2);
+  expect_same_integers(before, after, random_u8(rng, {1, 4, 6, 6}));
 }
 
 TEST(FuseQdq, LeavesBiasesInOtherUnitsAndSharedOutputs) {
@@ -100,17 +104,133 @@ TEST(FuseQdq, DequantizeMatMulQuantizeBecomesQLinearMatMul) {
   ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearMatMul"}));
   EXPECT_EQ(after.nodes[0].fused_from,
             (std::vector<std::string>{"a_node", "b_node", "p_node", "yq_node"}));
+  expect_same_integers(before, after, random_u8(rng, {2, 5, 16}));
+}
+
+// x (uint8) → DequantizeLinear → Gemm (int8 weights [N, K] with transB = 1 and a scale per output
+// column, as torch's Linear exports them, or [K, N] with one scale; an int32 bias behind
+// DequantizeLinear unless `float_bias`) → QuantizeLinear.
+ir::Graph qdq_gemm(std::mt19937& rng, bool trans_b, float alpha, bool float_bias) {
+  const int64_t k = 24, n = 7;
+  GraphBuilder g(13);
+  g.input("aq", {3, k}, DType::kU8);
+  g.constant("as", Tensor::from<float>({}, {0.05f}));
+  g.constant("az", Tensor::from<uint8_t>({}, {uint8_t(120)}));
+  Tensor w = Tensor::zeros(DType::kI8, trans_b ? std::vector<int64_t>{n, k} : std::vector{k, n});
+  std::uniform_int_distribution<int> weight(-127, 127);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
+  g.constant("bq", std::move(w));
+  std::vector<float> scales = {0.01f, 0.02f, 0.01f, 0.03f, 0.01f, 0.02f, 0.015f};
+  if (!trans_b) scales = {0.02f};
+  g.constant("bs", trans_b ? Tensor::from<float>({n}, scales) : Tensor::from<float>({}, scales));
+  g.constant("cq", Tensor::from<int32_t>({n}, {900, -2000, 0, 35, -350, 7000, -1}));
+  std::vector<float> c_scales;
+  for (float s : scales) c_scales.push_back(0.05f * s);
+  g.constant("cs",
+             trans_b ? Tensor::from<float>({n}, c_scales) : Tensor::from<float>({}, c_scales));
+  g.constant("c_float", Tensor::from<float>({n}, {0.5f, -1, 0, 2, 0.25f, -0.5f, 1}));
+  g.constant("ys", Tensor::from<float>({}, {0.4f}));
+  g.constant("yz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  g.node("DequantizeLinear", {"aq", "as", "az"}, {"a"});
+  g.node("DequantizeLinear", {"bq", "bs"}, {"b"}).attributes["axis"] = attr_int(0);
+  g.node("DequantizeLinear", {"cq", "cs"}, {"c"}).attributes["axis"] = attr_int(0);
+  ir::Node& gemm = g.node("Gemm", {"a", "b", float_bias ? "c_float" : "c"}, {"p"});
+  gemm.attributes["transB"] = attr_int(trans_b ? 1 : 0);
+  gemm.attributes["alpha"] = attr_float(alpha);
+  g.node("QuantizeLinear", {"p", "ys", "yz"}, {"yq"});
+  g.output("yq");
+  return g.build();
+}
+
+TEST(FuseQdq, DequantizeGemmQuantizeBecomesQLinearGemm) {
+  std::mt19937 rng(9);
+  for (bool trans_b : {true, false}) {
+    SCOPED_TRACE(trans_b ? "transB 1, a scale per column" : "transB 0, one scale");
+    const ir::Graph before = qdq_gemm(rng, trans_b, 1.0f, false);
+    ir::Graph after = before;
+    EXPECT_EQ(passes::fuse_qdq(after), 1u);
+    ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearGemm"}));
+    EXPECT_EQ(after.nodes[0].domain, "strata");
+    EXPECT_EQ(after.nodes[0].fused_from,
+              (std::vector<std::string>{"a_node", "b_node", "c_node", "p_node", "yq_node"}));
+    const Tensor a = random_u8(rng, {3, 24});
+    expect_same_integers(before, after, a);
+    // oneDNN's int8 matmul adds the bias to the sums before requantizing, as the reference does.
+    const SessionResult fast = run_session(after, {a}, runtime::SessionOptions{});
+    ASSERT_EQ(fast.steps.size(), 1u);
+    EXPECT_EQ(fast.steps[0].kernel.rfind("onednn:", 0), 0u) << fast.steps[0].kernel;
+    runtime::SessionOptions reference;
+    reference.fast_kernels = false;
+    EXPECT_EQ(fast.outputs[0].to_double(),
+              run_session(after, {a}, reference).outputs[0].to_double());
+  }
+}
+
+TEST(FuseQdq, LeavesGemmsWithAScaleOrAFloatBias) {
+  std::mt19937 rng(10);
+  ir::Graph scaled = qdq_gemm(rng, true, 0.5f, false);
+  EXPECT_EQ(passes::fuse_qdq(scaled), 0u);
+  ir::Graph float_bias = qdq_gemm(rng, true, 1.0f, true);
+  EXPECT_EQ(passes::fuse_qdq(float_bias), 0u);
+}
+
+// DequantizeLinear(a), DequantizeLinear(b) → Add → QuantizeLinear: a residual add of a uint8 and an
+// int8 tensor of shape `b_shape` into uint8.
+ir::Graph qdq_add(const std::vector<int64_t>& b_shape, bool per_axis_b) {
+  GraphBuilder g(13);
+  g.input("aq", {2, 3, 5, 7}, DType::kU8);
+  g.input("bq", b_shape, DType::kI8);
+  g.constant("as", Tensor::from<float>({}, {0.05f}));
+  g.constant("az", Tensor::from<uint8_t>({}, {uint8_t(120)}));
+  g.constant("bs", per_axis_b ? Tensor::from<float>({3}, {0.03f, 0.02f, 0.1f})
+                              : Tensor::from<float>({}, {0.03f}));
+  g.constant("bz", per_axis_b ? Tensor::from<int8_t>({3}, {-3, 0, 4})
+                              : Tensor::from<int8_t>({}, {int8_t(-3)}));
+  g.constant("cs", Tensor::from<float>({}, {0.04f}));
+  g.constant("cz", Tensor::from<uint8_t>({}, {uint8_t(101)}));
+  g.node("DequantizeLinear", {"aq", "as", "az"}, {"a"});
+  g.node("DequantizeLinear", {"bq", "bs", "bz"}, {"b"});
+  g.node("Add", {"a", "b"}, {"s"});
+  g.node("QuantizeLinear", {"s", "cs", "cz"}, {"cq"});
+  g.output("cq");
+  return g.build();
+}
+
+Tensor random_i8(std::mt19937& rng, const std::vector<int64_t>& shape) {
+  Tensor t = Tensor::zeros(DType::kI8, shape);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = int8_t(dist(rng));
+  return t;
+}
+
+TEST(FuseQdq, DequantizeAddQuantizeBecomesQLinearAdd) {
+  std::mt19937 rng(11);
+  const ir::Graph before = qdq_add({2, 3, 5, 7}, false);
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_qdq(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearAdd"}));
+  EXPECT_EQ(after.nodes[0].domain, "strata");
+  EXPECT_EQ(after.nodes[0].fused_from,
+            (std::vector<std::string>{"a_node", "b_node", "s_node", "cq_node"}));
+  // The same float32 steps as the three ops: equal to the bit, saturation included (the range of
+  // the sums, about ±10, is wider than the output's ±4).
+  const std::vector<Tensor> inputs = {random_u8(rng, {2, 3, 5, 7}), random_i8(rng, {2, 3, 5, 7})};
   runtime::SessionOptions reference;
   reference.fast_kernels = false;
-  const Tensor a = random_u8(rng, {2, 5, 16});
-  const std::vector<double> ya = run_session(before, {a}, reference).outputs[0].to_double();
-  const std::vector<double> yb = run_session(after, {a}, reference).outputs[0].to_double();
-  int64_t differ = 0;
-  for (size_t i = 0; i < ya.size(); ++i) {
-    EXPECT_LE(std::abs(ya[i] - yb[i]), 1) << i;
-    differ += ya[i] != yb[i];
-  }
-  EXPECT_LE(differ, 2);
+  const std::vector<double> expected =
+      run_session(before, inputs, reference).outputs[0].to_double();
+  EXPECT_EQ(run_session(after, inputs, reference).outputs[0].to_double(), expected);
+  const SessionResult fast = run_session(after, inputs, runtime::SessionOptions{});
+  EXPECT_EQ(fast.steps[0].kernel.rfind("cpu:", 0), 0u) << fast.steps[0].kernel;
+  EXPECT_EQ(fast.outputs[0].to_double(), expected);
+}
+
+TEST(FuseQdq, LeavesAddsThatBroadcastOrHaveScalesPerAxis) {
+  ir::Graph broadcast = qdq_add({1, 3, 1, 1}, false);
+  EXPECT_EQ(passes::fuse_qdq(broadcast), 0u);
+  ir::Graph per_axis = qdq_add({2, 3, 5, 7}, true);
+  per_axis.nodes[1].attributes["axis"] = attr_int(1);
+  EXPECT_EQ(passes::fuse_qdq(per_axis), 0u);
 }
 
 // Found by fuzz_graph (fuse-qdq-matmul-without-input.bin): a MatMul or Conv whose input is

@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/quantize_simd.h"
 #include "kernels/kernel.h"
 
 namespace strata::kernels::cpu {
@@ -61,34 +62,6 @@ Verdict supports(const NodeRequest& r) {
 // values once they are inlined here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
-#define STRATA_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
-
-// 16 floats to 16 Q values: x / scale rounded half to even, plus the zero point, saturated.
-template <class Q>
-STRATA_AVX512BW __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
-  const __m512 lo = _mm512_set1_ps(float(std::numeric_limits<Q>::lowest()));
-  const __m512 hi = _mm512_set1_ps(float(std::numeric_limits<Q>::max()));
-  const __m512 v =
-      _mm512_roundscale_ps(_mm512_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512i q =
-      _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zero_point), lo), hi));
-  if constexpr (std::is_signed_v<Q>)
-    return _mm512_cvtsepi32_epi8(q);
-  else
-    return _mm512_cvtusepi32_epi8(q);
-}
-
-// 16 Q values to 16 floats: (q - zero point) · scale.
-template <class Q>
-STRATA_AVX512BW __m512 dequantize16(__m128i q, __m512 scale, __m512 zero_point) {
-  __m512i wide;
-  if constexpr (std::is_signed_v<Q>)
-    wide = _mm512_cvtepi8_epi32(q);
-  else
-    wide = _mm512_cvtepu8_epi32(q);
-  return _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(wide), zero_point), scale);
-}
 
 template <class Q>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void quantize_avx512(const float* x, Q* y,
@@ -158,12 +131,6 @@ void quantize_scalar(const float* x, Q* y, int64_t n, float scale, float zero_po
 template <class Q>
 void dequantize_scalar(const Q* x, float* y, int64_t n, float scale, float zero_point) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - zero_point) * scale;
-}
-
-bool has_avx512bw() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
-  return yes;
 }
 
 class QuantizeKernel final : public Kernel {

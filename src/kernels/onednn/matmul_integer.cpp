@@ -5,12 +5,14 @@
 // the quantized-graph pass makes of DequantizeLinear → MatMul → QuantizeLinear) requantizes them
 // inside the primitive: a_scale · b_scale / y_scale, per tensor or per column of B, as output
 // scales, y's zero point as the destination's. B's zero point must be 0, since oneDNN 2.6
-// subtracts none from weights (the quantizers write symmetric int8 weights). Leading axes of A
-// are rows of one 2-D product.
+// subtracts none from weights (the quantizers write symmetric int8 weights). strata's QLinearGemm
+// adds its int32 bias to the sums before the requantization, as oneDNN 2.6 does with an s32 bias.
+// Leading axes of A are rows of one 2-D product.
 #include <cmath>
 
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
+#include "ops/internal_ops.h"
 
 namespace strata::kernels::onednn {
 
@@ -23,14 +25,17 @@ struct Operands {
   bool qlinear;
   size_t a, a_zero, b, b_zero;
   size_t a_scale = 0, b_scale = 0, y_scale = 0, y_zero = 0;  // QLinearMatMul's
+  size_t bias = 0;                                           // QLinearGemm's, 0: none
 };
 
 Operands operands_of(const ir::Node& node) {
   if (node.op_type == "QLinearMatMul") return {true, 0, 2, 3, 5, 1, 4, 6, 7};
+  if (node.op_type == "QLinearGemm") return {true, 0, 2, 3, 5, 1, 4, 6, 7, 8};
   return {false, 0, 2, 1, 3};
 }
 
 bool serves(const ir::Node& node) {
+  if (node.domain == ops::kStrataDomain) return node.op_type == "QLinearGemm";
   return node.domain.empty() &&
          (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
 }
@@ -66,6 +71,8 @@ Verdict supports(const NodeRequest& r) {
   if (!is_one_value(r.input(o.a_scale).shape) || !is_one_value(r.input(o.y_scale).shape))
     return Verdict::no("a_scale and y_scale must be one value each");
   if (!r.input(o.y_zero).value) return Verdict::no("y_zero_point is not constant");
+  if (o.bias && r.has_input(o.bias) && !r.input(o.bias).value)
+    return Verdict::no("the bias is not constant");
   return Verdict::yes("int8 matmul with constant weights, scales and output zero point");
 }
 
@@ -91,7 +98,12 @@ class MatMulIntegerKernel final : public Kernel {
                          float(r.input(o_.y_scale).value->to_double()[0]),
                          int32_t(r.input(o_.y_zero).value->to_double()[0]));
     }
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, w_any, dst), attr, cpu_engine());
+    const bool has_bias = o_.bias && r.has_input(o_.bias);
+    const memory::desc bias =
+        has_bias ? desc_of({1, n}, Layout::kPlain, memory::data_type::s32) : memory::desc();
+    const dnnl::matmul::primitive_desc pd(
+        has_bias ? dnnl::matmul::desc(src, w_any, bias, dst) : dnnl::matmul::desc(src, w_any, dst),
+        attr, cpu_engine());
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::matmul(pd), pd.scratchpad_desc());
     scratch_bytes_ = primitive_.scratch_bytes();
@@ -105,6 +117,11 @@ class MatMulIntegerKernel final : public Kernel {
     const Tensor& b = *r.input(o_.b).value;
     primitive_.add_fixed(DNNL_ARG_WEIGHTS, reorder_to(b.raw(), w_plain, pd.weights_desc()));
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
+    if (has_bias) {
+      bias_ = r.input(o_.bias).value;
+      primitive_.add_fixed(DNNL_ARG_BIAS,
+                           memory(bias, cpu_engine(), const_cast<void*>(bias_->raw())));
+    }
   }
 
   void run(const KernelArgs& args) override {
@@ -124,6 +141,7 @@ class MatMulIntegerKernel final : public Kernel {
   int src_slot_ = -1, dst_slot_ = -1;
   bool has_zero_point_ = false;
   int32_t zero_point_ = 0;  // A's, read from its input at every run
+  std::shared_ptr<const Tensor> bias_;
 };
 
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
