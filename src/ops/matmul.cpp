@@ -136,11 +136,16 @@ class MatMulOp final : public Op {
 // float32's multiplier applied in double, as ONNX's reference does it. QLinearGemm (strata's, made
 // of DequantizeLinear → Gemm → QuantizeLinear by src/passes/fuse_qdq.cpp) is QLinearMatMul with a
 // ninth input: an int32 bias of N values in a_scale · b_scale units, added to the sums.
+// MatMulIntegerToFloat (strata's, made of a dynamically quantized MatMulInteger → Cast → Mul →
+// Add): MatMulInteger's four inputs, then a float32 scale (one value or one per column) and an
+// optional float32 bias of N values: float(sums) · scale + bias, each step in float32 as the
+// Cast, Mul and Add compute it.
 class QuantizedMatMulOp final : public Op {
  public:
   explicit QuantizedMatMulOp(const NodeInfo& node)
       : qlinear_(node.op_type() == "QLinearMatMul" || node.op_type() == "QLinearGemm"),
-        gemm_(node.op_type() == "QLinearGemm") {}
+        gemm_(node.op_type() == "QLinearGemm"),
+        to_float_(node.op_type() == "MatMulIntegerToFloat") {}
 
   void infer(InferContext& ctx) const override {
     const size_t a = 0, b = qlinear_ ? 3 : 1;
@@ -152,6 +157,7 @@ class QuantizedMatMulOp final : public Op {
         fail("zero point {} has dtype {} but its operand has {}", i, dtype_name(ctx.dtype(i)),
              dtype_name(ctx.dtype(i == zero_points()[0] ? a : b)));
     const MatMulShapes s = matmul_shapes(ctx.shape(a), ctx.shape(b));
+    if (to_float_) return infer_to_float(ctx, s);
     if (!qlinear_) return ctx.set_output(0, DType::kI32, s.out);
     for (size_t i : {size_t(1), size_t(4), size_t(6)})
       if (!is_float(ctx.dtype(i))) fail("scale {} has dtype {}", i, dtype_name(ctx.dtype(i)));
@@ -171,7 +177,8 @@ class QuantizedMatMulOp final : public Op {
     Cost c = data_movement_cost(ctx);
     c.macs = double(s.batch.numel().value()) * double(s.m.value()) * double(s.k.value()) *
              double(s.n.value());
-    c.flops = 2 * c.macs + (qlinear_ ? 3 * ctx.numel_out(0) : 0);  // scale, round, add
+    // QLinear: scale, round, add the zero point; to float: scale, add the bias.
+    c.flops = 2 * c.macs + (qlinear_ ? 3 : to_float_ ? 2 : 0) * ctx.numel_out(0);
     c.param_bytes = constant_input_bytes(ctx);
     return c;
   }
@@ -185,6 +192,7 @@ class QuantizedMatMulOp final : public Op {
     matmul_kernel<int64_t>(a_wide, b_wide, product);
     int64_t* p = product.data<int64_t>();
     Tensor& y = ctx.output(0);
+    if (to_float_) return scale_to_float(ctx, p, y);
     if (gemm_ && ctx.has_input(kBias)) {
       const std::vector<int64_t> bias = ctx.input(kBias).to_int64();
       for (int64_t i = 0; i < y.numel(); ++i) p[i] += bias[size_t(i) % bias.size()];
@@ -234,15 +242,47 @@ class QuantizedMatMulOp final : public Op {
     return wide;
   }
 
-  static constexpr size_t kBias = 8;  // QLinearGemm's
-  bool qlinear_, gemm_;
+  // MatMulIntegerToFloat's scale: one value or N; its bias: N values; both float32.
+  static void infer_to_float(InferContext& ctx, const MatMulShapes& s) {
+    for (size_t i : {kFloatScale, kFloatBias}) {
+      if (!ctx.has_input(i)) continue;
+      if (ctx.dtype(i) != DType::kF32)
+        fail("input {} has dtype {}; float32 is needed", i, dtype_name(ctx.dtype(i)));
+      const Shape& shape = ctx.shape(i);
+      const bool one = shape.rank() == 0 || (shape.rank() == 1 && shape[0] == Dim(1));
+      if (shape.rank() > 1 || (!one && !(shape[0] == s.n)) ||
+          (i == kFloatBias && one && !(s.n == Dim(1))))
+        fail("input {} of shape {} must hold {} values, one per column", i, shape.str(),
+             i == kFloatScale ? "one or N" : "N");
+    }
+    if (!ctx.has_input(kFloatScale)) fail("the scale (input 4) is missing");
+    ctx.set_output(0, DType::kF32, s.out);
+  }
+
+  static void scale_to_float(const KernelContext& ctx, const int64_t* sums, Tensor& y) {
+    const std::vector<double> scale = ctx.input(kFloatScale).to_double();
+    const std::vector<double> bias =
+        ctx.has_input(kFloatBias) ? ctx.input(kFloatBias).to_double() : std::vector<double>{};
+    const int64_t n = y.rank() >= 1 ? y.dim(y.rank() - 1) : 1;
+    float* out = y.data<float>();
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      const size_t column = size_t(i % n);
+      float v = float(int32_t(sums[i])) * float(scale[scale.size() == 1 ? 0 : column]);
+      if (!bias.empty()) v += float(bias[column]);
+      out[i] = v;
+    }
+  }
+
+  static constexpr size_t kBias = 8;                        // QLinearGemm's
+  static constexpr size_t kFloatScale = 4, kFloatBias = 5;  // MatMulIntegerToFloat's
+  bool qlinear_, gemm_, to_float_;
 };
 
 }  // namespace
 
 std::unique_ptr<Op> make_matmul(const NodeInfo& node) {
   if (node.op_type() == "MatMulInteger" || node.op_type() == "QLinearMatMul" ||
-      node.op_type() == "QLinearGemm")
+      node.op_type() == "QLinearGemm" || node.op_type() == "MatMulIntegerToFloat")
     return std::make_unique<QuantizedMatMulOp>(node);
   return std::make_unique<MatMulOp>(node);
 }

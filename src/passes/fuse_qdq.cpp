@@ -296,6 +296,56 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
   return std::make_pair(std::move(node), std::move(chain));
 }
 
+// True when `value` is float32 with one value, or one per column of a product with `columns`.
+bool is_scale_or_bias_shape(const ir::Value& value, int64_t columns, bool one_allowed) {
+  if (value.dtype != DType::kF32 || !value.shape.is_static() || value.shape.rank() > 1)
+    return false;
+  const int64_t count = value.shape.rank() == 0 ? 1 : value.shape[0].value();
+  return count == columns || (one_allowed && count == 1);
+}
+
+// strata's MatMulIntegerToFloat for a dynamically quantized product, MatMulInteger (constant
+// 2-D int8 weights) → Cast to float32 → Mul by a scale (one value or one per column, usually
+// a_scale · b_scale computed at run time) → optionally Add of a constant bias, at node `n`.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> matmul_integer_to_float_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const ir::Node& product = graph.nodes[n];
+  if (product.inputs.size() < 2) return {};
+  const Tensor* weights = constant_of(graph, product.inputs[1]);
+  if (!weights || weights->rank() != 2) return {};
+  const int64_t columns = weights->dim(1);
+  const std::optional<size_t> cast = sole_reader(graph, readers, product.outputs[0]);
+  if (!cast || dead[*cast] || !is_onnx_op(graph.nodes[*cast], "Cast") ||
+      int_attribute(graph.nodes[*cast], "to", 0) != 1 /* FLOAT */)
+    return {};
+  const ir::ValueId as_float = output_at(graph.nodes[*cast], 0);
+  const std::optional<size_t> mul = sole_reader(graph, readers, as_float);
+  if (!mul || dead[*mul] || !is_onnx_op(graph.nodes[*mul], "Mul")) return {};
+  const std::optional<ir::ValueId> scale = other_input(graph.nodes[*mul], as_float);
+  if (!scale || !is_scale_or_bias_shape(graph.values[size_t(*scale)], columns, true)) return {};
+  ir::Node node;
+  node.name = product.name;
+  node.domain = std::string(ops::kStrataDomain);
+  node.op_type = "MatMulIntegerToFloat";
+  node.inputs = {product.inputs[0], product.inputs[1], input_at(product, 2), input_at(product, 3),
+                 *scale};
+  std::vector<size_t> chain = {n, *cast, *mul};
+  ir::ValueId out = output_at(graph.nodes[*mul], 0);
+  const std::optional<size_t> add = sole_reader(graph, readers, out);
+  if (add && !dead[*add] && is_onnx_op(graph.nodes[*add], "Add")) {
+    const std::optional<ir::ValueId> bias = other_input(graph.nodes[*add], out);
+    if (bias && constant_of(graph, *bias) &&
+        is_scale_or_bias_shape(graph.values[size_t(*bias)], columns, false)) {
+      node.inputs.push_back(*bias);
+      chain.push_back(*add);
+      out = output_at(graph.nodes[*add], 0);
+    }
+  }
+  node.outputs = {out};
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
 }  // namespace
 
 size_t fuse_qdq(ir::Graph& graph) {
@@ -305,11 +355,12 @@ size_t fuse_qdq(ir::Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (dead[n] || graph.nodes[n].outputs.size() != 1) continue;
     const ir::Node& node = graph.nodes[n];
-    const auto at = is_onnx_op(node, "Conv")     ? &qlinear_conv_at
-                    : is_onnx_op(node, "MatMul") ? &qlinear_matmul_at
-                    : is_onnx_op(node, "Gemm")   ? &qlinear_gemm_at
-                    : is_onnx_op(node, "Add")    ? &qlinear_add_at
-                                                 : nullptr;
+    const auto at = is_onnx_op(node, "Conv")            ? &qlinear_conv_at
+                    : is_onnx_op(node, "MatMul")        ? &qlinear_matmul_at
+                    : is_onnx_op(node, "Gemm")          ? &qlinear_gemm_at
+                    : is_onnx_op(node, "Add")           ? &qlinear_add_at
+                    : is_onnx_op(node, "MatMulInteger") ? &matmul_integer_to_float_at
+                                                        : nullptr;
     if (!at) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);
     auto found = at(graph, readers, dead, n);

@@ -1,8 +1,10 @@
-// Quantized graphs as ONNX Runtime's quantizer writes them (QDQ): DequantizeLinear → Conv →
+// Quantized graphs as ONNX Runtime's quantizer writes them. QDQ: DequantizeLinear → Conv →
 // QuantizeLinear becomes one QLinearConv, DequantizeLinear → MatMul (constant 2-D weights) →
-// QuantizeLinear one QLinearMatMul and DequantizeLinear → Gemm → QuantizeLinear strata's
-// QLinearGemm (QLinearMatMul with an int32 bias), which the int8 kernels run without leaving
-// integers (src/kernels/onednn/qlinear_conv.cpp, matmul_integer.cpp).
+// QuantizeLinear one QLinearMatMul, DequantizeLinear → Gemm → QuantizeLinear strata's QLinearGemm
+// (QLinearMatMul with an int32 bias) and a residual add between DequantizeLinear and
+// QuantizeLinear strata's QLinearAdd: the int8 kernels run them without leaving integers
+// (src/kernels/onednn/qlinear_conv.cpp, matmul_integer.cpp, src/kernels/cpu/qlinear_add.cpp).
+// Dynamic: MatMulInteger → Cast → Mul [→ Add] becomes strata's MatMulIntegerToFloat.
 #pragma once
 
 #include <cstddef>

@@ -15,7 +15,8 @@ const char* bound_name(Bound b) {
 
 bool is_int8_product(const std::string& op_type) {
   return op_type == "ConvInteger" || op_type == "QLinearConv" || op_type == "MatMulInteger" ||
-         op_type == "QLinearMatMul" || op_type == "QLinearGemm";
+         op_type == "QLinearMatMul" || op_type == "QLinearGemm" ||
+         op_type == "MatMulIntegerToFloat";
 }
 
 NodeFigures node_figures(const profiler::NodeProfile& node, const profiler::MachineInfo& machine) {

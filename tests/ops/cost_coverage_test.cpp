@@ -188,6 +188,15 @@ std::map<std::string, OpCall> sample_calls() {
                  one_scale,
                  zero_u8};
   add("strata:QLinearAdd", qadd);
+  OpCall to_float = op_call("MatMulIntegerToFloat", 13);
+  to_float.domain = ops::kStrataDomain;
+  to_float.inputs = {Tensor::zeros(DType::kU8, {2, 3}),
+                     Tensor::zeros(DType::kI8, {3, 4}),
+                     zero_u8,
+                     zero_i8,
+                     one_scale,
+                     Tensor::zeros(DType::kF32, {4})};
+  add("strata:MatMulIntegerToFloat", to_float);
   return calls;
 }
 

@@ -146,6 +146,22 @@ TEST(QuantizedMatMul, QLinearGemmAddsItsBiasToTheSums) {
   EXPECT_THROW(run_op(q), Error);
 }
 
+// strata's MatMulIntegerToFloat: float(sums) · scale + bias, per column; bad scale and bias shapes.
+TEST(QuantizedMatMul, MatMulIntegerToFloatScalesAndAddsTheBias) {
+  OpCall q = op_call("MatMulIntegerToFloat", 13);
+  q.inputs = {
+      Tensor::from<uint8_t>({1, 2}, {10, 20}), Tensor::from<int8_t>({2, 2}, {1, 2, 3, -100}),
+      Tensor::from<uint8_t>({}, {2}),          Tensor::from<int8_t>({}, {0}),
+      Tensor::from<float>({2}, {0.5f, 0.25f}), Tensor::from<float>({2}, {1, -1})};
+  // [8 18] x [[1 2] [3 -100]] = [62 -1784]; x [0.5 0.25] = [31 -446]; + [1 -1].
+  EXPECT_EQ(run_op(q)[0].to_double(), (std::vector<double>{32, -447}));
+  OpCall bad_scale = q;
+  bad_scale.inputs[4] = Tensor::from<float>({3}, {1, 1, 1});
+  EXPECT_THROW(run_op(bad_scale), Error);
+  q.inputs[5] = Tensor::from<float>({}, {1});
+  EXPECT_THROW(run_op(q), Error);  // the bias holds one value per column
+}
+
 // strata's QLinearAdd: (0.5·(10 - 4) + 0.25·(-8 - (-2))) / 0.5 = 3, + 7 = 10; saturation; bad
 // shapes and scales.
 TEST(QLinearAdd, AddsDequantizedValuesAndRequantizes) {

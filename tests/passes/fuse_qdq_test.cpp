@@ -233,6 +233,60 @@ TEST(FuseQdq, LeavesAddsThatBroadcastOrHaveScalesPerAxis) {
   EXPECT_EQ(passes::fuse_qdq(per_axis), 0u);
 }
 
+// x → DynamicQuantizeLinear → MatMulInteger (constant int8 weights [24, 7]) → Cast → Mul by
+// x_scale · w_scale (one w_scale, or one per column) → Add of a constant bias (when `bias`), as
+// ONNX Runtime's dynamic quantizer writes each MatMul.
+ir::Graph dynamic_matmul(std::mt19937& rng, bool per_column, bool bias) {
+  const int64_t k = 24, n = 7;
+  GraphBuilder g(13);
+  g.input("x", {2, 3, k}, DType::kF32);
+  Tensor w = Tensor::zeros(DType::kI8, {k, n});
+  std::uniform_int_distribution<int> weight(-127, 127);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
+  g.constant("wq", std::move(w));
+  g.constant("wz", Tensor::from<int8_t>({}, {int8_t(0)}));
+  g.constant("ws", per_column ? Tensor::from<float>(
+                                    {n}, {0.011f, 0.02f, 0.013f, 0.03f, 0.017f, 0.02f, 0.015f})
+                              : Tensor::from<float>({}, {0.013f}));
+  g.constant("bias", Tensor::from<float>({n}, {0.5f, -1.25f, 0, 2, 0.3f, -0.7f, 1}));
+  g.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
+  g.node("MatMulInteger", {"xq", "wq", "xz", "wz"}, {"sums"});
+  g.node("Cast", {"sums"}, {"sums_float"}).attributes["to"] = attr_int(1);
+  g.node("Mul", {"xs", "ws"}, {"scale"});
+  g.node("Mul", {"sums_float", "scale"}, {"product"});
+  if (bias) g.node("Add", {"bias", "product"}, {"y"});
+  g.output(bias ? "y" : "product");
+  return g.build();
+}
+
+TEST(FuseQdq, DynamicallyQuantizedMatMulBecomesMatMulIntegerToFloat) {
+  std::mt19937 rng(12);
+  for (const bool per_column : {false, true}) {
+    for (const bool bias : {true, false}) {
+      SCOPED_TRACE(std::string(per_column ? "a scale per column" : "one scale") +
+                   (bias ? ", bias" : ", no bias"));
+      const ir::Graph before = dynamic_matmul(rng, per_column, bias);
+      ir::Graph after = before;
+      EXPECT_EQ(passes::fuse_qdq(after), 1u);
+      ASSERT_EQ(op_types(after),
+                (std::vector<std::string>{"DynamicQuantizeLinear", "Mul", "MatMulIntegerToFloat"}));
+      EXPECT_EQ(after.nodes[2].inputs.size(), bias ? 6u : 5u);
+      Tensor x = Tensor::zeros(DType::kF32, {2, 3, 24});
+      std::normal_distribution<float> normal(0, 2);
+      for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = normal(rng);
+      // Cast, Mul and Add in float32 in every kernel: equal to the bit.
+      runtime::SessionOptions reference;
+      reference.fast_kernels = false;
+      const std::vector<double> expected =
+          run_session(before, {x}, reference).outputs[0].to_double();
+      EXPECT_EQ(run_session(after, {x}, reference).outputs[0].to_double(), expected);
+      const SessionResult fast = run_session(after, {x}, runtime::SessionOptions{});
+      EXPECT_EQ(fast.steps[2].kernel.rfind("onednn:", 0), 0u) << fast.steps[2].kernel;
+      EXPECT_EQ(fast.outputs[0].to_double(), expected);
+    }
+  }
+}
+
 // Found by fuzz_graph (fuse-qdq-matmul-without-input.bin): a MatMul or Conv whose input is
 // unnamed, or a DequantizeLinear without data, made the pass read the value at index -1.
 TEST(FuseQdq, LeavesNodesWithUnnamedInputs) {

@@ -7,7 +7,9 @@
 // scales, y's zero point as the destination's. B's zero point must be 0, since oneDNN 2.6
 // subtracts none from weights (the quantizers write symmetric int8 weights). strata's QLinearGemm
 // adds its int32 bias to the sums before the requantization, as oneDNN 2.6 does with an s32 bias.
-// Leading axes of A are rows of one 2-D product.
+// strata's MatMulIntegerToFloat writes float32: the sums times its scale (a binary post-op whose
+// operand is bound at every run: DynamicQuantizeLinear measures a new scale per call), plus its
+// constant bias (a second binary post-op). Leading axes of A are rows of one 2-D product.
 #include <cmath>
 
 #include "kernels/kernel.h"
@@ -26,16 +28,20 @@ struct Operands {
   size_t a, a_zero, b, b_zero;
   size_t a_scale = 0, b_scale = 0, y_scale = 0, y_zero = 0;  // QLinearMatMul's
   size_t bias = 0;                                           // QLinearGemm's, 0: none
+  bool to_float = false;                                     // MatMulIntegerToFloat
+  size_t float_scale = 4, float_bias = 5;                    // its scale and bias
 };
 
 Operands operands_of(const ir::Node& node) {
   if (node.op_type == "QLinearMatMul") return {true, 0, 2, 3, 5, 1, 4, 6, 7};
   if (node.op_type == "QLinearGemm") return {true, 0, 2, 3, 5, 1, 4, 6, 7, 8};
+  if (node.op_type == "MatMulIntegerToFloat") return {false, 0, 2, 1, 3, 0, 0, 0, 0, 0, true};
   return {false, 0, 2, 1, 3};
 }
 
 bool serves(const ir::Node& node) {
-  if (node.domain == ops::kStrataDomain) return node.op_type == "QLinearGemm";
+  if (node.domain == ops::kStrataDomain)
+    return node.op_type == "QLinearGemm" || node.op_type == "MatMulIntegerToFloat";
   return node.domain.empty() &&
          (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
 }
@@ -60,6 +66,11 @@ Verdict supports(const NodeRequest& r) {
     for (double z : r.input(o.b_zero).value->to_double())
       if (z != 0)
         return Verdict::no("oneDNN 2.6 takes no weight zero points; b_zero_point is not 0");
+  }
+  if (o.to_float) {
+    if (r.has_input(o.float_bias) && !r.input(o.float_bias).value)
+      return Verdict::no("the bias is not constant");
+    return Verdict::yes("int8 matmul with constant weights, float32 output scaled at every run");
   }
   if (!o.qlinear) return Verdict::yes("int8 matmul with constant weights");
   for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
@@ -86,9 +97,9 @@ class MatMulIntegerKernel final : public Kernel {
     const memory::desc src = desc_of({rows, k}, Layout::kPlain, *data_type_of(r.input(o_.a).dtype));
     const memory::desc w_plain = desc_of({k, n}, Layout::kPlain, memory::data_type::s8);
     const memory::desc w_any({k, n}, memory::data_type::s8, memory::format_tag::any);
-    const memory::desc dst =
-        desc_of({rows, n}, Layout::kPlain,
-                o_.qlinear ? *data_type_of(r.output(0).dtype) : memory::data_type::s32);
+    const memory::desc dst = desc_of(
+        {rows, n}, Layout::kPlain,
+        o_.qlinear || o_.to_float ? *data_type_of(r.output(0).dtype) : memory::data_type::s32);
     dnnl::primitive_attr attr = user_scratchpad_attr();
     has_zero_point_ = r.has_input(o_.a_zero);
     if (has_zero_point_) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
@@ -97,6 +108,17 @@ class MatMulIntegerKernel final : public Kernel {
                          r.input(o_.b_scale).value->to_double(),
                          float(r.input(o_.y_scale).value->to_double()[0]),
                          int32_t(r.input(o_.y_zero).value->to_double()[0]));
+    }
+    const int64_t scales = o_.to_float ? r.input(o_.float_scale).shape.numel().value() : 0;
+    const bool has_float_bias = o_.to_float && r.has_input(o_.float_bias);
+    if (o_.to_float) {
+      // A binary multiply, not run-time output scales: those take oneDNN 2.6 off its brgemm
+      // kernels (to gemm:jit, 20% slower on BERT's products).
+      dnnl::post_ops post_ops;
+      post_ops.append_binary(dnnl::algorithm::binary_mul, desc_of({1, scales}, Layout::kPlain));
+      if (has_float_bias)
+        post_ops.append_binary(dnnl::algorithm::binary_add, desc_of({1, n}, Layout::kPlain));
+      attr.set_post_ops(post_ops);
     }
     const bool has_bias = o_.bias && r.has_input(o_.bias);
     const memory::desc bias =
@@ -122,6 +144,15 @@ class MatMulIntegerKernel final : public Kernel {
       primitive_.add_fixed(DNNL_ARG_BIAS,
                            memory(bias, cpu_engine(), const_cast<void*>(bias_->raw())));
     }
+    if (o_.to_float)
+      scale_slot_ = primitive_.add_slot(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                                        desc_of({1, scales}, Layout::kPlain));
+    if (has_float_bias) {
+      bias_ = r.input(o_.float_bias).value;
+      primitive_.add_fixed(
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1,
+          memory(desc_of({1, n}, Layout::kPlain), cpu_engine(), const_cast<void*>(bias_->raw())));
+    }
   }
 
   void run(const KernelArgs& args) override {
@@ -130,6 +161,7 @@ class MatMulIntegerKernel final : public Kernel {
       zero_point_ =
           zp.dtype() == DType::kU8 ? int32_t(zp.data<uint8_t>()[0]) : int32_t(zp.data<int8_t>()[0]);
     }
+    if (o_.to_float) primitive_.set(scale_slot_, args.inputs[o_.float_scale]->raw());
     primitive_.set(src_slot_, args.inputs[o_.a]->raw());
     primitive_.set(dst_slot_, args.outputs[0]->raw());
     primitive_.run(args.scratch);
@@ -138,7 +170,7 @@ class MatMulIntegerKernel final : public Kernel {
  private:
   Operands o_;
   BoundPrimitive primitive_;
-  int src_slot_ = -1, dst_slot_ = -1;
+  int src_slot_ = -1, dst_slot_ = -1, scale_slot_ = -1;
   bool has_zero_point_ = false;
   int32_t zero_point_ = 0;  // A's, read from its input at every run
   std::shared_ptr<const Tensor> bias_;
