@@ -78,6 +78,7 @@ class GemmOp final : public Op {
         beta_(node.attr_float("beta", 1.0f)) {}
 
   void infer(InferContext& ctx) const override {
+    if (ctx.num_inputs() > 3) fail("takes 3 inputs (A, B and C), got {}", ctx.num_inputs());
     const DType dtype = ctx.dtype(0);
     if (!is_float(dtype) && !is_integer(dtype))
       fail("input does not support dtype {}", dtype_name(dtype));

@@ -23,6 +23,19 @@ std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node,
                            [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
 }
 
+namespace {
+
+// A node naming an output its op never makes is malformed: that value would have no contents.
+void check_outputs_made(const ir::Graph& graph, const ir::Node& node,
+                        const std::vector<ops::Meta>& out) {
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    if (node.outputs[i] != ir::kNoValue && !out[i].present())
+      fail("output {} '{}' is one the op does not make", i,
+           graph.values[size_t(node.outputs[i])].name);
+}
+
+}  // namespace
+
 std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const ir::Node& node,
                                                  const ops::Op& op,
                                                  const std::vector<ops::Meta>& metas) {
@@ -42,6 +55,7 @@ std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const i
     with_node_context(graph, node, [&] {
       ops::check_tensor_inputs(op, in);
       op.infer(ctx);
+      check_outputs_made(graph, node, out);
     });
   } catch (const NotStatic&) {
     return std::nullopt;

@@ -363,6 +363,27 @@ TEST(CliBadInput, ShapeOptionMalformed) {
                    {"x", "4xx3"});
 }
 
+// An output the op never makes would be left without contents; an input Gemm does not take would
+// be ignored: both are refused at load, naming the node and the value.
+TEST(CliBadInput, NodeOutputsAndInputsTheOpDoesNotHave) {
+  TempDir dir;
+  ModelBuilder extra_output;
+  extra_output.add_input("x", DType::kF32, {2, 3});
+  extra_output.add_node("Relu", {"x"}, {"y", "z"}, "relu");
+  extra_output.add_output("y");
+  extra_output.add_output("z");
+  expect_bad_input(run_strata(dir, args({"run", extra_output.save(dir.path("extra_output.onnx"))})),
+                   {"relu", "output 1 'z'"});
+  ModelBuilder extra_input;
+  extra_input.add_input("a", DType::kF32, {2, 3});
+  extra_input.add_input("b", DType::kF32, {3, 4});
+  extra_input.add_input("c", DType::kF32, {4});
+  extra_input.add_node("Gemm", {"a", "b", "c", "c"}, {"y"}, "gemm");
+  extra_input.add_output("y");
+  expect_bad_input(run_strata(dir, args({"run", extra_input.save(dir.path("extra_input.onnx"))})),
+                   {"gemm", "takes 3 inputs"});
+}
+
 TEST(CliBadInput, TestDataCombinedWithInputs) {
   TempDir dir;
   dir.mkdir("set");
