@@ -288,6 +288,32 @@ TEST(ControlFlowErrors, OmittedRequiredInputsAreRefusedAtLoad) {
   EXPECT_NO_THROW(runtime::load_model(loop.save(dir.path("m.onnx"))));
 }
 
+// M whose shape is known only while running (a Reshape to a shape given at run time) reaches the
+// Loop unchecked by the shape rule; the runner checks it holds one value (the fuzzer's empty M,
+// tests/data/fuzz-regressions/fuzz_graph/loop-empty-trip-count.bin, was read past its end).
+TEST(ControlFlowErrors, ATripCountOfRunTimeShapeMustHoldOneValue) {
+  ModelBuilder m = loop_model();
+  onnx::GraphProto& g = m.graph();
+  m.add_input("trips", DType::kI64, {"N"});
+  m.add_input("trips_shape", DType::kI64, {1});
+  m.add_node("Reshape", {"trips", "trips_shape"}, {"M"}, "shape_trips");
+  g.mutable_node()->SwapElements(0, g.node_size() - 1);  // the Reshape before the Loop
+  g.mutable_input()->DeleteSubrange(0, 1);               // M is the Reshape's now
+  const ir::Graph graph = load_graph(m);
+  const Tensor x = Tensor::from<float>({2}, {1, 2});
+  for (const int64_t count : {0, 2}) {
+    const Tensor trips = Tensor::zeros(DType::kI64, {count});
+    expect_error(
+        [&] {
+          run(graph, {x, trips, Tensor::from<int64_t>({1}, {count})});
+        },
+        {"Loop node 'repeat'", "input 'M' must hold one value, not " + std::to_string(count)});
+  }
+  const Tensor three = Tensor::from<int64_t>({1}, {3});
+  EXPECT_EQ(floats_of(run(graph, {x, three, Tensor::from<int64_t>({1}, {1})})[0]),
+            (std::vector<float>{13, 26}));
+}
+
 TEST(ControlFlowErrors, ScanAxisOutOfRange) {
   TempDir dir;
   expect_bad_input(run_strata(dir, {"run", scan_model(2, 0).save(dir.path("cli.onnx"))}),
