@@ -23,9 +23,6 @@ std::unique_ptr<ops::Op> make_op(const ir::Graph& graph, const ir::Node& node,
                            [&] { return factory(ops::NodeInfo(graph, node, graph.opset)); });
 }
 
-namespace {
-
-// A node naming an output its op never makes is malformed: that value would have no contents.
 void check_outputs_made(const ir::Graph& graph, const ir::Node& node,
                         const std::vector<ops::Meta>& out) {
   for (size_t i = 0; i < node.outputs.size(); ++i)
@@ -33,8 +30,6 @@ void check_outputs_made(const ir::Graph& graph, const ir::Node& node,
       fail("output {} '{}' is one the op does not make", i,
            graph.values[size_t(node.outputs[i])].name);
 }
-
-}  // namespace
 
 std::optional<std::vector<ops::Meta>> infer_node(const ir::Graph& graph, const ir::Node& node,
                                                  const ops::Op& op,

@@ -9,6 +9,11 @@
 
 namespace strata::passes {
 
+// Fails when the node names an output its op's shape rule did not make (`out`: the rule's
+// outputs): that value would have no contents.
+void check_outputs_made(const ir::Graph& graph, const ir::Node& node,
+                        const std::vector<ops::Meta>& out);
+
 // Runs one node's shape rule over `metas` (one per graph value). Returns the output metas, or
 // nullopt when they are only known at run time (an input is unknown, or the rule needs a value or
 // a dim that is not known yet). Errors from the rule are re-thrown naming the node.

@@ -335,7 +335,6 @@ void Session::choose_kernels() {
       }
     } else if (info.dynamic) {
       info.reason = "the op's reference kernel (shapes known only while running)";
-      k.kernel_while_running = options_.fast_kernels;
       k.heavy_op = worth_a_kernel_while_running(node);
       for (ir::ValueId id : node.inputs)
         k.may_take_input.push_back(
@@ -567,15 +566,14 @@ void Session::run_dynamic_step(size_t s) {
   ops::check_tensor_inputs(*ops_[steps_[s].node_index], in);
   try {
     ops_[steps_[s].node_index]->infer(ctx);
+    passes::check_outputs_made(graph_, node, out);
   } catch (const NotStatic&) {
     fail_internal("{}: output shape unknown even with all inputs known", graph_.describe(node));
   }
   if (wants_kernel_while_running(s, out)) {
     choose_dynamic_kernel(s, in_metas, out);
   } else if (step_kernels_[s].dynamic_kernel) {  // the last run's, for other shapes
-    step_kernels_[s].dynamic_kernel.reset();
-    step_kernels_[s].dynamic_key.clear();
-    step_kernels_[s].dynamic_scratch = Tensor();
+    drop_dynamic_kernel(step_kernels_[s]);
     steps_[s].kernel = "reference";
     steps_[s].reason =
         "the op's reference kernel (shapes known only while running; outputs too "
@@ -604,7 +602,7 @@ void Session::run_dynamic_step(size_t s) {
 
 bool Session::wants_kernel_while_running(size_t s, const std::vector<ops::Meta>& out) const {
   const StepKernels& k = step_kernels_[s];
-  if (!k.kernel_while_running) return false;
+  if (!options_.fast_kernels) return false;
   if (k.heavy_op) return true;
   int64_t bytes = 0;
   for (const ops::Meta& m : out)
@@ -632,6 +630,12 @@ int Session::input_to_write_in_place(size_t s, const std::vector<ops::Meta>& out
   return i;
 }
 
+void Session::drop_dynamic_kernel(StepKernels& k) {
+  k.dynamic_kernel.reset();
+  k.dynamic_key.clear();
+  k.dynamic_scratch = Tensor();
+}
+
 void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,
                                     const std::vector<ops::Meta>& out) {
   StepKernels& k = step_kernels_[s];
@@ -644,9 +648,8 @@ void Session::choose_dynamic_kernel(size_t s, const std::vector<ops::Meta>& in,
     key.emplace_back(m.dtype, m.shape.values());
   }
   if (!k.dynamic_key.empty() && key == k.dynamic_key) return;
+  drop_dynamic_kernel(k);
   k.dynamic_key = std::move(key);
-  k.dynamic_kernel.reset();
-  k.dynamic_scratch = Tensor();
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   // Inputs are plain here (the session converts a dynamic step's inputs). Only constants keep
   // their values, so that kernels can pack weights as at prepare: `in` carries this run's values

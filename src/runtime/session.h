@@ -169,15 +169,16 @@ class Session {
     std::unique_ptr<kernels::Kernel> dynamic_kernel;
     std::vector<std::pair<DType, std::vector<int64_t>>> dynamic_key;
     Tensor dynamic_scratch;
-    // Decided at prepare: whether a dynamic step may take a fast kernel while running, and
-    // whether its op is worth one at any size (else only for large outputs; see session.cpp).
-    bool kernel_while_running = false;
+    // Decided at prepare: whether a dynamic step's op is worth a fast kernel at any size (else
+    // only for large outputs; see session.cpp).
     bool heavy_op = false;
     // Per input of a dynamic step: whether it reads a value made while running that no later
     // step reads and that is no graph output, so that output 0 may take over its buffer when
     // the fast kernel writes in place (ScatterElements chains in detection heads).
     std::vector<bool> may_take_input;
   };
+  // Forgets a dynamic step's fast kernel (and the shapes and scratch it was made for).
+  static void drop_dynamic_kernel(StepKernels& k);
   // Prepares (or reuses) step s's dynamic fast kernel for its current inputs and output metas.
   void choose_dynamic_kernel(size_t step, const std::vector<ops::Meta>& in,
                              const std::vector<ops::Meta>& out);

@@ -374,6 +374,17 @@ TEST(CliBadInput, NodeOutputsAndInputsTheOpDoesNotHave) {
   extra_output.add_output("z");
   expect_bad_input(run_strata(dir, args({"run", extra_output.save(dir.path("extra_output.onnx"))})),
                    {"relu", "output 1 'z'"});
+  // The same where the shapes are known only while running (the Reshape's target is an input).
+  ModelBuilder dynamic;
+  dynamic.add_input("x", DType::kF32, {2, 3});
+  dynamic.add_input("shape", DType::kI64, {2});
+  dynamic.add_node("Reshape", {"x", "shape"}, {"r"}, "reshape");
+  dynamic.add_node("Relu", {"r"}, {"y", "z"}, "relu");
+  dynamic.add_output("y");
+  dynamic.add_output("z");
+  expect_bad_input(run_strata(dir, args({"run", dynamic.save(dir.path("dynamic.onnx")), "-i",
+                                         "x=[[1,2,3],[4,5,6]]", "-i", "shape=[3,2]"})),
+                   {"relu", "output 1 'z'"});
   ModelBuilder extra_input;
   extra_input.add_input("a", DType::kF32, {2, 3});
   extra_input.add_input("b", DType::kF32, {3, 4});
