@@ -123,6 +123,16 @@ bool visit_integer(DType t, F&& f) {
   }
 }
 
+// The 8-bit integers (quantized data).
+template <class F>
+bool visit_8_bit(DType t, F&& f) {
+  switch (t) {
+    case DType::kI8: f(Type<int8_t>{}); return true;
+    case DType::kU8: f(Type<uint8_t>{}); return true;
+    default: return false;
+  }
+}
+
 // Floats and integers (no bool).
 template <class F>
 bool visit_numeric(DType t, F&& f) {

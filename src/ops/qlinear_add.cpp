@@ -85,14 +85,6 @@ class QLinearAddOp final : public Op {
     check_scales(s, name);
     return float(s[0]);
   }
-
-  template <class F>
-  static void visit_8_bit(DType t, F&& f) {
-    if (t == DType::kU8)
-      f(Type<uint8_t>{});
-    else
-      f(Type<int8_t>{});
-  }
 };
 
 }  // namespace

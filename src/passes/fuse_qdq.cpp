@@ -92,53 +92,94 @@ std::vector<size_t> dequantizers_read_only_by(const ir::Graph& graph,
   return nodes;
 }
 
-// The QLinearConv for a DequantizeLinear → Conv → QuantizeLinear at node `n`, and the nodes it
-// replaces; nullopt when `n` is not one.
-std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
-    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
-  const ir::Node& conv = graph.nodes[n];
-  if (conv.inputs.size() < 2) return {};
-  const std::optional<size_t> q_node = sole_reader(graph, readers, conv.outputs[0]);
+// A product (Conv, MatMul, Gemm) between DequantizeLinear and QuantizeLinear: x and y quantized
+// per tensor to 8 bits, the weights an 8-bit constant of `rank` (0: 3 or more) whose scale is one
+// value or one per index along axis `per_axis` (an output channel or column).
+struct QdqProduct {
+  Quantizer x, w, y;
+  size_t q_node;
+  ir::ValueId out;
+  const Tensor* weights;
+};
+
+std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
+                                         const std::vector<std::vector<size_t>>& readers,
+                                         const std::vector<bool>& dead, size_t n, int64_t rank,
+                                         int64_t per_axis) {
+  const ir::Node& product = graph.nodes[n];
+  if (product.inputs.size() < 2) return {};
+  const std::optional<size_t> q_node = sole_reader(graph, readers, product.outputs[0]);
   if (!q_node || dead[*q_node]) return {};
   const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
-  const std::optional<Quantizer> x = dequantizer_of(graph, conv.inputs[0]);
-  const std::optional<Quantizer> w = dequantizer_of(graph, conv.inputs[1]);
+  const std::optional<Quantizer> x = dequantizer_of(graph, product.inputs[0]);
+  const std::optional<Quantizer> w = dequantizer_of(graph, product.inputs[1]);
   if (!y || !x || !w || y->scale_values->numel() != 1 || x->scale_values->numel() != 1) return {};
   const ir::ValueId out = graph.nodes[*q_node].outputs[0];
   if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(x->data)].dtype))
     return {};
   const Tensor* weights = constant_of(graph, w->data);
-  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() < 3) return {};
-  const int64_t w_axis = int_attribute(graph.nodes[w->node], "axis", 1);
-  if (w->scale_values->numel() != 1 &&
-      (w->scale_values->numel() != weights->dim(0) || (w_axis != 0 && w_axis != -weights->rank())))
-    return {};  // QLinearConv's weight scales are per tensor or per output channel
-  std::optional<Quantizer> b;
-  if (conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue) {
-    b = dequantizer_of(graph, conv.inputs[2]);
-    const Tensor* bias = b ? constant_of(graph, b->data) : nullptr;
-    if (!bias || bias->dtype() != DType::kI32 || !bias_in_product_units(*b, *x, *w, graph))
-      return {};
-  }
-  ir::Node node;
-  node.name = conv.name;
-  node.op_type = "QLinearConv";
-  node.attributes = conv.attributes;
-  node.inputs = {x->data,
-                 x->scale,
-                 zero_point_value(graph, *x, graph.values[size_t(x->data)].dtype),
-                 w->data,
-                 w->scale,
-                 zero_point_value(graph, *w, weights->dtype()),
-                 y->scale,
-                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
-  if (b) node.inputs.push_back(b->data);
-  node.outputs = {out};
-  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {x, w, b});
+  if (!weights || !is_8_bit(weights->dtype()) ||
+      (rank ? weights->rank() != rank : weights->rank() < 3))
+    return {};
+  const int64_t axis = int_attribute(graph.nodes[w->node], "axis", 1);
+  if (w->scale_values->numel() != 1 && (w->scale_values->numel() != weights->dim(per_axis) ||
+                                        (axis != per_axis && axis != per_axis - weights->rank())))
+    return {};
+  return QdqProduct{*x, *w, *y, *q_node, out, weights};
+}
+
+// The fused node's eight QLinear operands (x, its scale and zero point, the weights `w_data`,
+// theirs, y's scale and zero point), zero points made constants where omitted, and the nodes it
+// replaces: the DequantizeLinear nodes only it reads (`dqs` besides x's and w's), the product `n`,
+// the QuantizeLinear.
+std::pair<ir::Node, std::vector<size_t>> qlinear_node(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers, const QdqProduct& p,
+    ir::ValueId w_data, size_t n, ir::Node node, const std::optional<Quantizer>& bias) {
+  node.inputs = {p.x.data,
+                 p.x.scale,
+                 zero_point_value(graph, p.x, graph.values[size_t(p.x.data)].dtype),
+                 w_data,
+                 p.w.scale,
+                 zero_point_value(graph, p.w, p.weights->dtype()),
+                 p.y.scale,
+                 zero_point_value(graph, p.y, graph.values[size_t(p.out)].dtype)};
+  if (bias) node.inputs.push_back(bias->data);
+  node.outputs = {p.out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {p.x, p.w, bias});
   chain.push_back(n);
-  chain.push_back(*q_node);
-  return std::make_pair(std::move(node), std::move(chain));
+  chain.push_back(p.q_node);
+  return {std::move(node), std::move(chain)};
+}
+
+// The int32 bias behind DequantizeLinear at input `i` of node `n` of N values in x_scale · w_scale
+// units with zero point 0: nullopt when there is none (`ok` true) or it is not one (`ok` false).
+std::optional<Quantizer> product_bias(const ir::Graph& graph, size_t n, size_t i,
+                                      const QdqProduct& p, int64_t columns, bool& ok) {
+  ok = true;
+  const ir::ValueId value = input_at(graph.nodes[n], i);
+  if (value == ir::kNoValue) return {};
+  std::optional<Quantizer> bias = dequantizer_of(graph, value);
+  const Tensor* values = bias ? constant_of(graph, bias->data) : nullptr;
+  ok = values && values->dtype() == DType::kI32 && values->rank() == 1 &&
+       values->dim(0) == columns && bias_in_product_units(*bias, p.x, p.w, graph);
+  return bias;
+}
+
+// The QLinearConv for a DequantizeLinear → Conv → QuantizeLinear at node `n`, and the nodes it
+// replaces; nullopt when `n` is not one.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n) {
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 0, 0);
+  if (!p) return {};
+  bool bias_ok = false;
+  const std::optional<Quantizer> bias = product_bias(graph, n, 2, *p, p->weights->dim(0), bias_ok);
+  if (!bias_ok) return {};
+  ir::Node node;
+  node.name = graph.nodes[n].name;
+  node.op_type = "QLinearConv";
+  node.attributes = graph.nodes[n].attributes;
+  return qlinear_node(graph, readers, *p, p->w.data, n, std::move(node), bias);
 }
 
 // The QLinearMatMul for a DequantizeLinear → MatMul (constant 2-D int8 weights, one scale or one
@@ -147,39 +188,13 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_matmul_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
     const std::vector<bool>& dead, size_t n) {
-  const ir::Node& matmul = graph.nodes[n];
-  if (!is_onnx_op(matmul, "MatMul") || matmul.inputs.size() != 2) return {};
-  const std::optional<size_t> q_node = sole_reader(graph, readers, matmul.outputs[0]);
-  if (!q_node || dead[*q_node]) return {};
-  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
-  const std::optional<Quantizer> a = dequantizer_of(graph, matmul.inputs[0]);
-  const std::optional<Quantizer> b = dequantizer_of(graph, matmul.inputs[1]);
-  if (!y || !a || !b || y->scale_values->numel() != 1 || a->scale_values->numel() != 1) return {};
-  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
-  if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(a->data)].dtype))
-    return {};
-  const Tensor* weights = constant_of(graph, b->data);
-  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() != 2) return {};
-  const int64_t b_axis = int_attribute(graph.nodes[b->node], "axis", 1);
-  if (b->scale_values->numel() != 1 &&
-      (b->scale_values->numel() != weights->dim(1) || (b_axis != 1 && b_axis != -1)))
-    return {};  // QLinearMatMul's b scales are per tensor or per column
+  if (graph.nodes[n].inputs.size() != 2) return {};
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, 1);
+  if (!p) return {};
   ir::Node node;
-  node.name = matmul.name;
+  node.name = graph.nodes[n].name;
   node.op_type = "QLinearMatMul";
-  node.inputs = {a->data,
-                 a->scale,
-                 zero_point_value(graph, *a, graph.values[size_t(a->data)].dtype),
-                 b->data,
-                 b->scale,
-                 zero_point_value(graph, *b, weights->dtype()),
-                 y->scale,
-                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
-  node.outputs = {out};
-  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b});
-  chain.push_back(n);
-  chain.push_back(*q_node);
-  return std::make_pair(std::move(node), std::move(chain));
+  return qlinear_node(graph, readers, *p, p->w.data, n, std::move(node), std::nullopt);
 }
 
 // [N, K] 8-bit weights as [K, N].
@@ -201,57 +216,25 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_gemm_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
     const std::vector<bool>& dead, size_t n) {
   const ir::Node& gemm = graph.nodes[n];
-  if (gemm.inputs.size() < 2 || int_attribute(gemm, "transA", 0) != 0 ||
-      float_attribute(gemm, "alpha", 1) != 1 || float_attribute(gemm, "beta", 1) != 1)
+  if (int_attribute(gemm, "transA", 0) != 0 || float_attribute(gemm, "alpha", 1) != 1 ||
+      float_attribute(gemm, "beta", 1) != 1)
     return {};
   const bool trans_b = int_attribute(gemm, "transB", 0) != 0;
-  const std::optional<size_t> q_node = sole_reader(graph, readers, gemm.outputs[0]);
-  if (!q_node || dead[*q_node]) return {};
-  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
-  const std::optional<Quantizer> a = dequantizer_of(graph, gemm.inputs[0]);
-  const std::optional<Quantizer> b = dequantizer_of(graph, gemm.inputs[1]);
-  if (!y || !a || !b || y->scale_values->numel() != 1 || a->scale_values->numel() != 1) return {};
-  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
-  if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(a->data)].dtype))
-    return {};
-  const Tensor* weights = constant_of(graph, b->data);
-  if (!weights || !is_8_bit(weights->dtype()) || weights->rank() != 2) return {};
-  const int64_t columns = weights->dim(trans_b ? 0 : 1);
-  const int64_t b_axis = int_attribute(graph.nodes[b->node], "axis", 1);
-  const int64_t column_axis = trans_b ? 0 : 1;
-  if (b->scale_values->numel() != 1 &&
-      (b->scale_values->numel() != columns || (b_axis != column_axis && b_axis != column_axis - 2)))
-    return {};  // one scale, or one per output column
-  std::optional<Quantizer> bias;
-  if (gemm.inputs.size() > 2 && gemm.inputs[2] != ir::kNoValue) {
-    bias = dequantizer_of(graph, gemm.inputs[2]);
-    const Tensor* values = bias ? constant_of(graph, bias->data) : nullptr;
-    if (!values || values->dtype() != DType::kI32 || values->rank() != 1 ||
-        values->dim(0) != columns || !bias_in_product_units(*bias, *a, *b, graph))
-      return {};
-  }
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, trans_b ? 0 : 1);
+  if (!p) return {};
+  bool bias_ok = false;
+  const std::optional<Quantizer> bias =
+      product_bias(graph, n, 2, *p, p->weights->dim(trans_b ? 0 : 1), bias_ok);
+  if (!bias_ok) return {};
   ir::Node node;
   node.name = gemm.name;
   node.domain = std::string(ops::kStrataDomain);
   node.op_type = "QLinearGemm";
-  const ir::ValueId b_data =
-      trans_b ? add_constant(graph, graph.values[size_t(b->data)].name + "_transposed",
-                             transposed(*weights))
-              : b->data;
-  node.inputs = {a->data,
-                 a->scale,
-                 zero_point_value(graph, *a, graph.values[size_t(a->data)].dtype),
-                 b_data,
-                 b->scale,
-                 zero_point_value(graph, *b, weights->dtype()),
-                 y->scale,
-                 zero_point_value(graph, *y, graph.values[size_t(out)].dtype)};
-  if (bias) node.inputs.push_back(bias->data);
-  node.outputs = {out};
-  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b, bias});
-  chain.push_back(n);
-  chain.push_back(*q_node);
-  return std::make_pair(std::move(node), std::move(chain));
+  const ir::ValueId w_data =
+      trans_b ? add_constant(graph, graph.values[size_t(p->w.data)].name + "_transposed",
+                             transposed(*p->weights))
+              : p->w.data;
+  return qlinear_node(graph, readers, *p, w_data, n, std::move(node), bias);
 }
 
 // strata's QLinearAdd for DequantizeLinear(A), DequantizeLinear(B) → Add → QuantizeLinear at node

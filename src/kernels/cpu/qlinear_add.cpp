@@ -115,22 +115,14 @@ class QLinearAddKernel final : public Kernel {
   }
 
   void run(const KernelArgs& args) override {
-    dispatch(a_type_, [&]<class A>(Type<A>) {
-      dispatch(b_type_, [&]<class B>(Type<B>) {
-        dispatch(c_type_, [&]<class C>(Type<C>) { add<A, B, C>(args); });
+    visit_8_bit(a_type_, [&]<class A>(Type<A>) {
+      visit_8_bit(b_type_, [&]<class B>(Type<B>) {
+        visit_8_bit(c_type_, [&]<class C>(Type<C>) { add<A, B, C>(args); });
       });
     });
   }
 
  private:
-  template <class F>
-  static void dispatch(DType t, F&& f) {
-    if (t == DType::kU8)
-      f(Type<uint8_t>{});
-    else
-      f(Type<int8_t>{});
-  }
-
   template <class A, class B, class C>
   void add(const KernelArgs& args) const {
     const auto* a = static_cast<const A*>(args.inputs[kA]->raw());
