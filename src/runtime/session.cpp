@@ -289,6 +289,13 @@ void Session::choose_kernels() {
                : pool_threads;
   };
 
+  // A conversion reads and writes the value once: one thread below the steps' byte bound.
+  auto conversion_threads = [&](const ops::Meta& m) {
+    const double bytes =
+        2.0 * double(checked_numel(m.shape.values())) * double(dtype_size(m.dtype));
+    return bytes < options_.single_thread_bytes ? 1 : pool_threads;
+  };
+
   std::map<std::pair<size_t, Layout>, ConvertedValue*> copies;
   for (ir::ValueId id : graph_.outputs) output_tensors_.push_back(&slots_[size_t(id)]);
   for (size_t s = 0; s < steps_.size(); ++s) {
@@ -359,7 +366,7 @@ void Session::choose_kernels() {
         copy = &converted_.back();
         copy->tensor.set_layout(want);
         k.conversions.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], want),
-                                 &slots_[id], &copy->tensor});
+                                 &slots_[id], &copy->tensor, conversion_threads(m)});
         const int64_t rank = m.shape.rank();
         info.conversions.push_back(fmt::format(
             "input {} '{}': {} → {} ({})", i, graph_.values[id].name, layout_name(layout[id], rank),
@@ -380,7 +387,7 @@ void Session::choose_kernels() {
                             int64_t(s), int64_t(steps_.size())});
       k.after.push_back(
           {kernels::make_reorder(m.dtype, m.shape.values(), layout[id], Layout::kPlain),
-           &slots_[id], &converted_.back().tensor});
+           &slots_[id], &converted_.back().tensor, conversion_threads(m)});
       for (size_t o = 0; o < graph_.outputs.size(); ++o)
         if (size_t(graph_.outputs[o]) == id) output_tensors_[o] = &converted_.back().tensor;
       info.conversions.push_back(
@@ -794,6 +801,7 @@ void Session::run_step(size_t s) {
 
 void Session::convert(std::vector<Conversion>& conversions, void* scratch) {
   for (Conversion& c : conversions) {
+    const kernels::OmpThreads threads(c.threads);
     const Tensor* src[] = {c.src};
     Tensor* dst[] = {c.dst};
     c.kernel->run({src, 1, dst, 1, scratch});

@@ -154,6 +154,7 @@ class Session {
     std::unique_ptr<kernels::Kernel> kernel;
     const Tensor* src = nullptr;
     Tensor* dst = nullptr;
+    int threads = 1;  // one for a small tensor, as for a small step (SessionOptions)
   };
   // How a step runs besides its op: the fast kernel (nullptr: the reference kernel), the
   // conversions before it, and its scratch memory in the arena.
