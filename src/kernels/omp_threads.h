@@ -17,4 +17,8 @@ class OmpThreads {
   int saved_;
 };
 
+// True when OpenMP's idle workers sleep at once (OMP_WAIT_POLICY=passive, or GOMP_SPINCOUNT=0):
+// then every parallel region pays for waking them (tens of microseconds on a virtual machine).
+bool idle_workers_sleep();
+
 }  // namespace strata::kernels

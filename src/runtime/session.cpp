@@ -71,6 +71,13 @@ bool worth_a_kernel_while_running(const ir::Node& node) {
 // the run. Below it, on the few boxes detection post-processing sees, the reference is quicker.
 constexpr int64_t kLargeDynamicOutputBytes = int64_t(1) << 20;
 
+// When idle OpenMP workers sleep (kernels::idle_workers_sleep), each parallel step wakes them:
+// 20 to 40 µs per step measured on the benchmark VMs, against about 1 µs when they spin. Steps
+// (and layout conversions) share the pool only when this many times larger than the bounds in
+// SessionOptions: on light_shufflenet at 2 threads (PASSIVE) 9.2 → 7.0 ms, densenet121 44 → 41 ms,
+// resnet50 unchanged (bench/RESULTS.md, 2026-11-26).
+constexpr double kSleepingPoolFactor = 16;
+
 }  // namespace
 
 Session::Session(const ir::Graph& graph, const std::vector<InputSpec>& inputs,
@@ -268,6 +275,9 @@ void Session::choose_kernels() {
 
   // Threads per step: the session's, or one for a step too small to share (SessionOptions).
   const int pool_threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+  const double sleeping = kernels::idle_workers_sleep() ? kSleepingPoolFactor : 1;
+  const double single_flops = options_.single_thread_flops * sleeping;
+  const double single_bytes = options_.single_thread_bytes * sleeping;
   auto threads_for = [&](size_t s) {
     if (pool_threads <= 1) return pool_threads;
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
@@ -284,16 +294,19 @@ void Session::choose_kernels() {
     }
     if (!cost) return pool_threads;
     const double bytes = cost->bytes_read + cost->bytes_written;
-    return cost->flops < options_.single_thread_flops && bytes < options_.single_thread_bytes
-               ? 1
-               : pool_threads;
+    return cost->flops < single_flops && bytes < single_bytes ? 1 : pool_threads;
   };
 
-  // A conversion reads and writes the value once: one thread below the steps' byte bound.
+  // A conversion reads and writes the value once: one thread below the steps' byte bound (waking
+  // the pool for a small copy costs more than the copy), built for the threads it runs on.
   auto conversion_threads = [&](const ops::Meta& m) {
     const double bytes =
         2.0 * double(checked_numel(m.shape.values())) * double(dtype_size(m.dtype));
-    return bytes < options_.single_thread_bytes ? 1 : pool_threads;
+    return bytes < single_bytes ? 1 : pool_threads;
+  };
+  auto make_conversion = [&](const ops::Meta& m, Layout from, Layout to) {
+    const kernels::OmpThreads threads(conversion_threads(m));
+    return kernels::make_reorder(m.dtype, m.shape.values(), from, to);
   };
 
   std::map<std::pair<size_t, Layout>, ConvertedValue*> copies;
@@ -329,8 +342,8 @@ void Session::choose_kernels() {
         if (!k.kernel->note().empty()) info.reason += "; " + k.kernel->note();
         if (info.threads == 1 && pool_threads > 1 && !choice.threads_timed)
           info.reason +=
-              fmt::format("; on 1 thread: too small to share (under {:g} FLOPs and {:g} bytes)",
-                          options_.single_thread_flops, options_.single_thread_bytes);
+              fmt::format("; on 1 thread: too small to share (under {:g} FLOPs and {:g} bytes{})",
+                          single_flops, single_bytes, sleeping > 1 ? ", idle threads sleep" : "");
         stats_.fast_steps++;
         stats_.packed_bytes += k.kernel->packed_bytes();
         k.threads = info.threads;
@@ -365,8 +378,8 @@ void Session::choose_kernels() {
             {id, want, Tensor::view(m.dtype, m.shape.values(), nullptr), int64_t(s), int64_t(s)});
         copy = &converted_.back();
         copy->tensor.set_layout(want);
-        k.conversions.push_back({kernels::make_reorder(m.dtype, m.shape.values(), layout[id], want),
-                                 &slots_[id], &copy->tensor, conversion_threads(m)});
+        k.conversions.push_back({make_conversion(m, layout[id], want), &slots_[id], &copy->tensor,
+                                 conversion_threads(m)});
         const int64_t rank = m.shape.rank();
         info.conversions.push_back(fmt::format(
             "input {} '{}': {} → {} ({})", i, graph_.values[id].name, layout_name(layout[id], rank),
@@ -385,9 +398,8 @@ void Session::choose_kernels() {
       const ops::Meta& m = metas_[id];
       converted_.push_back({id, Layout::kPlain, Tensor::view(m.dtype, m.shape.values(), nullptr),
                             int64_t(s), int64_t(steps_.size())});
-      k.after.push_back(
-          {kernels::make_reorder(m.dtype, m.shape.values(), layout[id], Layout::kPlain),
-           &slots_[id], &converted_.back().tensor, conversion_threads(m)});
+      k.after.push_back({make_conversion(m, layout[id], Layout::kPlain), &slots_[id],
+                         &converted_.back().tensor, conversion_threads(m)});
       for (size_t o = 0; o < graph_.outputs.size(); ++o)
         if (size_t(graph_.outputs[o]) == id) output_tensors_[o] = &converted_.back().tensor;
       info.conversions.push_back(
