@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "kernels/kernel_test_util.h"
+#include "kernels/omp_threads.h"
 #include "strata_internal.h"
 
 namespace strata {
@@ -35,6 +40,20 @@ TEST(Threads, OutputsAgreeAcrossThreadCounts) {
   }
 }
 
+// Sets an environment variable for its lifetime (unset: nullptr), and restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    value ? setenv(name, value, 1) : unsetenv(name);
+  }
+  ~ScopedEnv() { saved_ ? setenv(name_, saved_->c_str(), 1) : unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
 // A tiny step (a Relu of 8 values) and a large one (a 96x96x96 MatMul, 1.8 MFLOP) in one graph.
 ir::Graph small_and_large() {
   std::mt19937 rng(61);
@@ -56,6 +75,7 @@ TEST(Threads, TinyStepsRunOnOneThreadAndTheRestOnThePool) {
                                       test::random_tensor(rng, {1, 8})};
   runtime::SessionOptions options;
   options.threads = 2;
+  const ScopedEnv spinning("OMP_WAIT_POLICY", nullptr), spin_count("GOMP_SPINCOUNT", nullptr);
   const test::SessionResult two = test::run_session(graph, inputs, options);
   EXPECT_EQ(omp_get_max_threads(), 2);  // the pool's count is back after the one-thread step
   ASSERT_EQ(two.steps.size(), 2u);
@@ -72,6 +92,29 @@ TEST(Threads, TinyStepsRunOnOneThreadAndTheRestOnThePool) {
       EXPECT_TRUE(c.ok) << "output " << i << ": " << c.problem;
     }
   }
+  omp_set_num_threads(1);
+}
+
+// With OMP_WAIT_POLICY=passive every parallel step wakes sleeping workers: the 1.8 MFLOP MatMul,
+// shared otherwise, runs on one thread too (the bounds grow 16 times).
+TEST(Threads, WhenIdleWorkersSleepOnlyLargerStepsShareThePool) {
+  std::mt19937 rng(63);
+  const ir::Graph graph = small_and_large();
+  const std::vector<Tensor> inputs = {test::random_tensor(rng, {96, 96}),
+                                      test::random_tensor(rng, {1, 8})};
+  runtime::SessionOptions options;
+  options.threads = 2;
+  const ScopedEnv no_spin_count("GOMP_SPINCOUNT", nullptr);
+  for (const char* policy : {"passive", "PASSIVE", "active", static_cast<const char*>(nullptr)}) {
+    const ScopedEnv env("OMP_WAIT_POLICY", policy);
+    const bool sleeping = policy && std::string(policy) != "active";
+    SCOPED_TRACE(policy ? policy : "(unset)");
+    EXPECT_EQ(kernels::idle_workers_sleep(), sleeping);
+    const test::SessionResult r = test::run_session(graph, inputs, options);
+    EXPECT_EQ(r.steps[0].threads, sleeping ? 1 : 2) << r.steps[0].reason;
+  }
+  const ScopedEnv zero_spins("GOMP_SPINCOUNT", "0");
+  EXPECT_TRUE(kernels::idle_workers_sleep());
   omp_set_num_threads(1);
 }
 
