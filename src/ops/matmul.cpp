@@ -1,6 +1,6 @@
-// MatMul, MatMulInteger, QLinearMatMul and strata's QLinearGemm. MatMul with numpy semantics: a 1-D
-// A is a row [1, K] and a 1-D B a column [K, 1] (the added dim is dropped from the result); dims
-// before the last two broadcast as batches.
+// MatMul, MatMulInteger, QLinearMatMul and strata's QLinearGemm and MatMulIntegerToFloat. MatMul
+// with numpy semantics: a 1-D A is a row [1, K] and a 1-D B a column [K, 1] (the added dim is
+// dropped from the result); dims before the last two broadcast as batches.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -177,8 +177,11 @@ class QuantizedMatMulOp final : public Op {
     Cost c = data_movement_cost(ctx);
     c.macs = double(s.batch.numel().value()) * double(s.m.value()) * double(s.k.value()) *
              double(s.n.value());
-    // QLinear: scale, round, add the zero point; to float: scale, add the bias.
-    c.flops = 2 * c.macs + (qlinear_ ? 3 : to_float_ ? 2 : 0) * ctx.numel_out(0);
+    // QLinear: scale, round, add the zero point; to float: scale, and add the bias when given.
+    const double per_output = qlinear_    ? 3
+                              : to_float_ ? 1 + (ctx.has_input(kFloatBias) ? 1 : 0)
+                                          : 0;
+    c.flops = 2 * c.macs + per_output * ctx.numel_out(0);
     c.param_bytes = constant_input_bytes(ctx);
     return c;
   }

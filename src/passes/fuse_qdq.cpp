@@ -129,9 +129,9 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
 }
 
 // The fused node's eight QLinear operands (x, its scale and zero point, the weights `w_data`,
-// theirs, y's scale and zero point), zero points made constants where omitted, and the nodes it
-// replaces: the DequantizeLinear nodes only it reads (`dqs` besides x's and w's), the product `n`,
-// the QuantizeLinear.
+// theirs, y's scale and zero point; then `bias` when given), zero points made constants where
+// omitted, and the nodes it replaces: the DequantizeLinear nodes only it reads (x's, w's, the
+// bias'), the product `n`, the QuantizeLinear.
 std::pair<ir::Node, std::vector<size_t>> qlinear_node(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers, const QdqProduct& p,
     ir::ValueId w_data, size_t n, ir::Node node, const std::optional<Quantizer>& bias) {

@@ -74,8 +74,8 @@ constexpr int64_t kLargeDynamicOutputBytes = int64_t(1) << 20;
 // When idle OpenMP workers sleep (kernels::idle_workers_sleep), each parallel step wakes them:
 // 20 to 40 µs per step measured on the benchmark VMs, against about 1 µs when they spin. Steps
 // (and layout conversions) share the pool only when this many times larger than the bounds in
-// SessionOptions: on light_shufflenet at 2 threads (PASSIVE) 9.2 → 7.0 ms, densenet121 44 → 41 ms,
-// resnet50 unchanged (bench/RESULTS.md, 2026-11-26).
+// SessionOptions: with the small conversions on one thread too, light_shufflenet at 2 threads
+// (PASSIVE) 10.5 → 5.3 ms, densenet121 44 → 39 ms, resnet50 unchanged (bench/RESULTS.md).
 constexpr double kSleepingPoolFactor = 16;
 
 }  // namespace
@@ -304,9 +304,12 @@ void Session::choose_kernels() {
         2.0 * double(checked_numel(m.shape.values())) * double(dtype_size(m.dtype));
     return bytes < single_bytes ? 1 : pool_threads;
   };
-  auto make_conversion = [&](const ops::Meta& m, Layout from, Layout to) {
-    const kernels::OmpThreads threads(conversion_threads(m));
-    return kernels::make_reorder(m.dtype, m.shape.values(), from, to);
+  auto conversion = [&](const ops::Meta& m, Layout from, Layout to, const Tensor* src,
+                        Tensor* dst) {
+    const int threads = conversion_threads(m);
+    const kernels::OmpThreads scope(threads);
+    return Conversion{kernels::make_reorder(m.dtype, m.shape.values(), from, to), src, dst,
+                      threads};
   };
 
   std::map<std::pair<size_t, Layout>, ConvertedValue*> copies;
@@ -378,8 +381,7 @@ void Session::choose_kernels() {
             {id, want, Tensor::view(m.dtype, m.shape.values(), nullptr), int64_t(s), int64_t(s)});
         copy = &converted_.back();
         copy->tensor.set_layout(want);
-        k.conversions.push_back({make_conversion(m, layout[id], want), &slots_[id], &copy->tensor,
-                                 conversion_threads(m)});
+        k.conversions.push_back(conversion(m, layout[id], want, &slots_[id], &copy->tensor));
         const int64_t rank = m.shape.rank();
         info.conversions.push_back(fmt::format(
             "input {} '{}': {} → {} ({})", i, graph_.values[id].name, layout_name(layout[id], rank),
@@ -398,8 +400,8 @@ void Session::choose_kernels() {
       const ops::Meta& m = metas_[id];
       converted_.push_back({id, Layout::kPlain, Tensor::view(m.dtype, m.shape.values(), nullptr),
                             int64_t(s), int64_t(steps_.size())});
-      k.after.push_back({make_conversion(m, layout[id], Layout::kPlain), &slots_[id],
-                         &converted_.back().tensor, conversion_threads(m)});
+      k.after.push_back(
+          conversion(m, layout[id], Layout::kPlain, &slots_[id], &converted_.back().tensor));
       for (size_t o = 0; o < graph_.outputs.size(); ++o)
         if (size_t(graph_.outputs[o]) == id) output_tensors_[o] = &converted_.back().tensor;
       info.conversions.push_back(

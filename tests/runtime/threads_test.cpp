@@ -68,11 +68,14 @@ ir::Graph small_and_large() {
   return g.build();
 }
 
+std::vector<Tensor> small_and_large_inputs(std::mt19937& rng) {
+  return {test::random_tensor(rng, {96, 96}), test::random_tensor(rng, {1, 8})};
+}
+
 TEST(Threads, TinyStepsRunOnOneThreadAndTheRestOnThePool) {
   std::mt19937 rng(62);
   const ir::Graph graph = small_and_large();
-  const std::vector<Tensor> inputs = {test::random_tensor(rng, {96, 96}),
-                                      test::random_tensor(rng, {1, 8})};
+  const std::vector<Tensor> inputs = small_and_large_inputs(rng);
   runtime::SessionOptions options;
   options.threads = 2;
   const ScopedEnv spinning("OMP_WAIT_POLICY", nullptr), spin_count("GOMP_SPINCOUNT", nullptr);
@@ -100,8 +103,7 @@ TEST(Threads, TinyStepsRunOnOneThreadAndTheRestOnThePool) {
 TEST(Threads, WhenIdleWorkersSleepOnlyLargerStepsShareThePool) {
   std::mt19937 rng(63);
   const ir::Graph graph = small_and_large();
-  const std::vector<Tensor> inputs = {test::random_tensor(rng, {96, 96}),
-                                      test::random_tensor(rng, {1, 8})};
+  const std::vector<Tensor> inputs = small_and_large_inputs(rng);
   runtime::SessionOptions options;
   options.threads = 2;
   const ScopedEnv no_spin_count("GOMP_SPINCOUNT", nullptr);
