@@ -17,11 +17,36 @@
 
 namespace strata::test {
 
-// The portable loops for the duration of a scope (kernels prepared inside it).
-struct PortableLoops {
-  PortableLoops() { kernels::cpu::avx512_allowed() = false; }
-  ~PortableLoops() { kernels::cpu::avx512_allowed() = true; }
+// Kernels prepared inside the scope use at most `level`'s vector instructions.
+struct SimdCeiling {
+  explicit SimdCeiling(kernels::cpu::Simd level) { kernels::cpu::simd_ceiling() = level; }
+  ~SimdCeiling() { kernels::cpu::simd_ceiling() = kernels::cpu::Simd::kAvx512; }
 };
+
+// The portable loops for the duration of a scope (kernels prepared inside it).
+struct PortableLoops : SimdCeiling {
+  PortableLoops() : SimdCeiling(kernels::cpu::Simd::kScalar) {}
+};
+
+// Every instruction set strata's own kernels can use on this CPU, the portable loops first.
+inline std::vector<kernels::cpu::Simd> simd_levels_here() {
+  using kernels::cpu::Simd;
+  std::vector<Simd> levels;
+  for (const Simd level : {Simd::kScalar, Simd::kAvx2, Simd::kAvx512})
+    if (level <= kernels::cpu::detected_simd()) levels.push_back(level);
+  return levels;
+}
+
+// Calls check(level) for every level of simd_levels_here(), kernels prepared inside it capped
+// at that level.
+template <class Check>
+void for_each_simd_level(Check&& check) {
+  for (const kernels::cpu::Simd level : simd_levels_here()) {
+    SCOPED_TRACE(kernels::cpu::simd_name(level));
+    const SimdCeiling ceiling(level);
+    check(level);
+  }
+}
 
 // Builds an ir::Graph value by value and node by node.
 class GraphBuilder {

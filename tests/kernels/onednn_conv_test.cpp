@@ -157,6 +157,9 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
 // blocked implementation for it, and its GEMM-based one in plain layouts is 4x slower than its
 // channels-last one, which the kernel takes.
 TEST(OnednnConv, SmallGroupsAfterABlockedConvolutionRunChannelsLast) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP()
+        << "oneDNN's 16-channel blocked (nChw16c) kernels, which this test is about, need AVX-512";
   std::mt19937 rng(8);
   GraphBuilder b;
   b.input("x", {1, 16, 20, 20});
@@ -180,6 +183,8 @@ TEST(OnednnConv, SmallGroupsAfterABlockedConvolutionRunChannelsLast) {
 // a Neg) run Winograd's algorithm (fewer multiplications, other rounding): still within the
 // reference's tolerance, residual and ReLU too.
 TEST(OnednnConv, WideThreeByThreeConvolutionsRunWinograd) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP() << "oneDNN 2.6 has Winograd convolutions for AVX-512 only";
   std::mt19937 rng(64);
   for (bool residual : {false, true}) {
     ConvCase k{1,
@@ -272,6 +277,9 @@ TEST(OnednnConv, DeclinesWithAReason) {
 }
 
 TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesReadConvolutionOutputs) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP()
+        << "oneDNN's 16-channel blocked (nChw16c) kernels, which this test is about, need AVX-512";
   std::mt19937 rng(12);
   for (bool transpose : {false, true}) {
     SCOPED_TRACE(transpose ? "Conv -> Transpose (ConvNeXt)" : "Conv -> Conv");
@@ -300,6 +308,9 @@ TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesReadConvolutionOutputs) {
 }
 
 TEST(OnednnConv, ConvolutionChainsKeepTheirLayoutBetweenConvolutions) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP()
+        << "oneDNN's 16-channel blocked (nChw16c) kernels, which this test is about, need AVX-512";
   std::mt19937 rng(11);
   GraphBuilder b;
   b.input("x", {1, 16, 12, 12});

@@ -74,10 +74,13 @@ Sizes random_sizes(std::mt19937& rng, Batch batch) {
   return {pick(rng, 1, 9), n, pick(rng, 1, 40), pick(rng, 1, 70)};
 }
 
-// The kernel a batch should run on: strata's where the CPU has AVX-512, else oneDNN's.
+// The kernel a batch should run on: strata's where the CPU has AVX2 or AVX-512 (within the
+// ceiling), else oneDNN's.
 std::string expected_kernel_prefix(Batch batch) {
-  return batch == Batch::kSmall && __builtin_cpu_supports("avx512f") ? "strata:recurrent"
-                                                                     : "onednn:";
+  const kernels::cpu::Simd level = kernels::cpu::simd_level();
+  return batch == Batch::kSmall && level != kernels::cpu::Simd::kScalar
+             ? std::string("strata:recurrent_") + kernels::cpu::simd_name(level)
+             : "onednn:";
 }
 
 void expect_kernel_matches_reference(const Case& c, Batch batch, std::mt19937& rng) {
@@ -103,7 +106,7 @@ TEST(RecurrentKernels, LstmEveryDirectionAndOptionalInput) {
       c.peepholes = variant == 3;
       c.all_outputs = variant != 2;
       for (Batch batch : {Batch::kSmall, Batch::kLarge})
-        expect_kernel_matches_reference(c, batch, rng);
+        for_each_simd_level([&](auto) { expect_kernel_matches_reference(c, batch, rng); });
     }
 }
 
@@ -116,7 +119,7 @@ TEST(RecurrentKernels, GruBothVariantsEveryDirection) {
       c.bias = variant != 2;
       c.initial = variant != 3;
       for (Batch batch : {Batch::kSmall, Batch::kLarge})
-        expect_kernel_matches_reference(c, batch, rng);
+        for_each_simd_level([&](auto) { expect_kernel_matches_reference(c, batch, rng); });
     }
 }
 
@@ -124,18 +127,19 @@ TEST(RecurrentKernels, VanillaRnnEachActivation) {
   std::mt19937 rng(53);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
     for (const char* f : {"Tanh", "Relu", "Sigmoid"})
-      for (Batch batch : {Batch::kSmall, Batch::kLarge}) {
-        const Sizes s = random_sizes(rng, batch);
-        SCOPED_TRACE(testing::Message() << direction << " " << f << " batch " << s.batch);
-        Case c{"RNN", direction};
-        const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
-        auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
-          n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
+      for (Batch batch : {Batch::kSmall, Batch::kLarge})
+        for_each_simd_level([&](auto) {
+          const Sizes s = random_sizes(rng, batch);
+          SCOPED_TRACE(testing::Message() << direction << " " << f << " batch " << s.batch);
+          Case c{"RNN", direction};
+          const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+          auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
+            n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
+          });
+          const std::vector<runtime::StepInfo> steps =
+              expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
+          EXPECT_EQ(steps[0].kernel.rfind(expected_kernel_prefix(batch), 0), 0u) << steps[0].reason;
         });
-        const std::vector<runtime::StepInfo> steps =
-            expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
-        EXPECT_EQ(steps[0].kernel.rfind(expected_kernel_prefix(batch), 0), 0u) << steps[0].reason;
-      }
 }
 
 // Wide enough states are shared among two threads by hidden units (strata's kernel), and each
@@ -144,31 +148,32 @@ TEST(RecurrentKernels, StepsSharedAmongThreads) {
   std::mt19937 rng(56);
   for (const char* op : {"LSTM", "GRU", "RNN"})
     for (const char* direction : {"forward", "bidirectional"})
-      for (bool lbr : {false, true}) {
-        if (lbr && std::string(op) != "GRU") continue;
-        Case c{op, direction};
-        c.linear_before_reset = lbr;
-        c.peepholes = std::string(op) == "LSTM";
-        const Sizes s{5, pick(rng, 1, 3), 24, std::string(op) == "RNN" ? 400 : 230};
-        SCOPED_TRACE(testing::Message()
-                     << op << " " << direction << (lbr ? " lbr" : "") << " batch " << s.batch);
-        auto [graph, inputs] = build(c, s, rng);
-        runtime::SessionOptions two_threads, reference;
-        two_threads.threads = 2;
-        reference.fast_kernels = false;
-        const SessionResult fast = run_session(graph, inputs, two_threads);
-        const SessionResult slow = run_session(graph, inputs, reference);
-        EXPECT_EQ(fast.steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u)
-            << fast.steps[0].reason;
-        for (size_t i = 0; i < fast.outputs.size(); ++i) {
-          // The RNN's pre-activations are sums of 400 products of values up to 1: float32
-          // rounding reaches 1e-4 where tanh is steep.
-          const double tolerance = std::string(op) == "RNN" ? 1e-3 : 1e-4;
-          const runtime::Comparison cmp =
-              runtime::compare(fast.outputs[i], slow.outputs[i], {tolerance, tolerance});
-          EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.problem;
-        }
-      }
+      for (bool lbr : {false, true})
+        for_each_simd_level([&](auto) {
+          if (lbr && std::string(op) != "GRU") return;
+          Case c{op, direction};
+          c.linear_before_reset = lbr;
+          c.peepholes = std::string(op) == "LSTM";
+          const Sizes s{5, pick(rng, 1, 3), 24, std::string(op) == "RNN" ? 400 : 230};
+          SCOPED_TRACE(testing::Message()
+                       << op << " " << direction << (lbr ? " lbr" : "") << " batch " << s.batch);
+          auto [graph, inputs] = build(c, s, rng);
+          runtime::SessionOptions two_threads, reference;
+          two_threads.threads = 2;
+          reference.fast_kernels = false;
+          const SessionResult fast = run_session(graph, inputs, two_threads);
+          const SessionResult slow = run_session(graph, inputs, reference);
+          EXPECT_EQ(fast.steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u)
+              << fast.steps[0].reason;
+          for (size_t i = 0; i < fast.outputs.size(); ++i) {
+            // The RNN's pre-activations are sums of 400 products of values up to 1: float32
+            // rounding reaches 1e-4 where tanh is steep.
+            const double tolerance = std::string(op) == "RNN" ? 1e-3 : 1e-4;
+            const runtime::Comparison cmp =
+                runtime::compare(fast.outputs[i], slow.outputs[i], {tolerance, tolerance});
+            EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.problem;
+          }
+        });
 }
 
 // What oneDNN cannot compute stays on the reference kernel, and the step says why.

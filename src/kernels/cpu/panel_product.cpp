@@ -4,11 +4,13 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/vector_math.h"
+
 namespace strata::kernels::cpu {
 
 namespace {
 
-constexpr int64_t kPanel = 16;  // floats per AVX-512 register
+constexpr int64_t kPanel = 16;  // floats per AVX-512 register, two AVX2 registers
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -48,9 +50,56 @@ __attribute__((target("avx512f"))) void block(const float* a, int64_t lda, const
     }
 }
 
+// The same with AVX2: each panel in two halves of 8, the last panel's columns past `last` masked.
+template <int ROWS, int PANELS>
+__attribute__((target("avx2,fma"))) void block_avx2(const float* a, int64_t lda, const float* panel,
+                                                    int64_t k, float* out, int64_t ldo,
+                                                    int64_t last) {
+  __m256i mask[PANELS][2];
+  for (int p = 0; p < PANELS; ++p)
+    for (int h = 0; h < 2; ++h)
+      mask[p][h] = p < PANELS - 1 ? _mm256_set1_epi32(-1)
+                                  : tail_mask8(std::clamp<int64_t>(last - 8 * h, 0, 8));
+  __m256 acc[ROWS][PANELS][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
+    for (int p = 0; p < PANELS; ++p)
+      for (int h = 0; h < 2; ++h)
+        acc[r][p][h] = _mm256_maskload_ps(out + r * ldo + p * kPanel + 8 * h, mask[p][h]);
+  const int64_t stride = k * kPanel;
+  for (int64_t j = 0; j < k; ++j) {
+    __m256 w[PANELS][2];
+#pragma GCC unroll 4
+    for (int p = 0; p < PANELS; ++p)
+      for (int h = 0; h < 2; ++h)
+        w[p][h] = _mm256_loadu_ps(panel + p * stride + j * kPanel + 8 * h);
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; ++r) {
+      const __m256 x = _mm256_set1_ps(a[r * lda + j]);
+#pragma GCC unroll 4
+      for (int p = 0; p < PANELS; ++p)
+        for (int h = 0; h < 2; ++h) acc[r][p][h] = _mm256_fmadd_ps(x, w[p][h], acc[r][p][h]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
+    for (int p = 0; p < PANELS; ++p)
+      for (int h = 0; h < 2; ++h)
+        _mm256_maskstore_ps(out + r * ldo + p * kPanel + 8 * h, mask[p][h], acc[r][p][h]);
+}
+
 #pragma GCC diagnostic pop
 
 using Block = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, __mmask16);
+using BlockAvx2 = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t);
+
+// At most 2 rows × 2 panels: 8 accumulators and 4 weight vectors of AVX2's 16 registers.
+BlockAvx2 block_avx2_for(int64_t rows, int64_t panels) {
+  if (rows == 1) return panels == 1 ? &block_avx2<1, 1> : &block_avx2<1, 2>;
+  return panels == 1 ? &block_avx2<2, 1> : &block_avx2<2, 2>;
+}
 
 template <int ROWS>
 Block block_for(int64_t panels) {
@@ -74,7 +123,7 @@ Block block_for(int64_t rows, int64_t panels) {
 }  // namespace
 
 PanelMatrix::PanelMatrix(const float* w, int64_t outputs, int64_t inputs)
-    : outputs_(outputs), inputs_(inputs) {
+    : outputs_(outputs), inputs_(inputs), simd_(simd_level()) {
   const int64_t panels = (outputs + kPanel - 1) / kPanel;
   panels_.assign(size_t(panels * inputs * kPanel), 0.0f);
   for (int64_t m = 0; m < outputs; ++m)
@@ -85,6 +134,19 @@ PanelMatrix::PanelMatrix(const float* w, int64_t outputs, int64_t inputs)
 void PanelMatrix::multiply_add(const float* a, int64_t lda, int64_t rows, float* out,
                                int64_t ldo) const {
   const int64_t panels = (outputs_ + kPanel - 1) / kPanel;
+  if (simd_ != Simd::kAvx512) {
+    for (int64_t r = 0; r < rows; r += 2) {
+      const int64_t block_rows = std::min<int64_t>(2, rows - r);
+      for (int64_t p = 0; p < panels; p += 2) {
+        const int64_t block_panels = std::min<int64_t>(2, panels - p);
+        const int64_t columns = std::min(outputs_ - p * kPanel, block_panels * kPanel);
+        block_avx2_for(block_rows, block_panels)(
+            a + r * lda, lda, &panels_[size_t(p * inputs_ * kPanel)], inputs_,
+            out + r * ldo + p * kPanel, ldo, columns - (block_panels - 1) * kPanel);
+      }
+    }
+    return;
+  }
   for (int64_t r = 0; r < rows; r += 4) {
     const int64_t block_rows = std::min<int64_t>(4, rows - r);
     for (int64_t p = 0; p < panels; p += 4) {
@@ -99,8 +161,7 @@ void PanelMatrix::multiply_add(const float* a, int64_t lda, int64_t rows, float*
 }
 
 bool panel_product_available() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
+  return simd_level() >= Simd::kAvx2;
 }
 
 }  // namespace strata::kernels::cpu

@@ -1,8 +1,9 @@
 // strata's QLinearAdd (a quantized graph's residual add, src/ops/qlinear_add.cpp) in one pass over
-// the 8-bit data: both operands dequantized, added and requantized 16 values at a time in the
-// reference kernel's float32 arithmetic (equal results), where the graph it replaces wrote two
-// float32 copies and their float32 sum. Element-wise: plain or channels-last data is read as it
-// comes, both operands in one layout. Large tensors are shared among the session's threads.
+// the 8-bit data: both operands dequantized, added and requantized 16 values at a time (AVX-512)
+// or 8 (AVX2) in the reference kernel's float32 arithmetic (equal results), where the graph it
+// replaces wrote two float32 copies and their float32 sum. Element-wise: plain or channels-last
+// data is read as it comes, both operands in one layout. Large tensors are shared among the
+// session's threads.
 #include <omp.h>
 
 #include <algorithm>
@@ -54,6 +55,17 @@ struct Parameters {
   float a_scale, a_zero, b_scale, b_zero, c_scale, c_zero;
 };
 
+template <class A, class B, class C>
+// Compiled without FMA (the baseline target): two roundings, as in the reference kernel.
+void add_scalar(const A* a, const B* b, C* c, int64_t n, const Parameters& p) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float sum = (float(a[i]) - p.a_zero) * p.a_scale + (float(b[i]) - p.b_zero) * p.b_scale;
+    c[i] = C(std::clamp(std::nearbyint(sum / p.c_scale) + p.c_zero,
+                        float(std::numeric_limits<C>::lowest()),
+                        float(std::numeric_limits<C>::max())));
+  }
+}
+
 struct VectorParameters {
   __m512 a_scale, a_zero, b_scale, b_zero, c_scale, c_zero;
 };
@@ -88,17 +100,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void add_avx512(const A* a,
   }
 }
 
-#pragma GCC diagnostic pop
-
+// Without FMA in the target, the product and the sum cannot be contracted.
 template <class A, class B, class C>
-void add_scalar(const A* a, const B* b, C* c, int64_t n, const Parameters& p) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float sum = (float(a[i]) - p.a_zero) * p.a_scale + (float(b[i]) - p.b_zero) * p.b_scale;
-    c[i] = C(std::clamp(std::nearbyint(sum / p.c_scale) + p.c_zero,
-                        float(std::numeric_limits<C>::lowest()),
-                        float(std::numeric_limits<C>::max())));
-  }
+__attribute__((target("avx2"))) void add_avx2(const A* a, const B* b, C* c, int64_t n,
+                                              const Parameters& p) {
+  const __m256 a_scale = _mm256_set1_ps(p.a_scale), a_zero = _mm256_set1_ps(p.a_zero);
+  const __m256 b_scale = _mm256_set1_ps(p.b_scale), b_zero = _mm256_set1_ps(p.b_zero);
+  const __m256 c_scale = _mm256_set1_ps(p.c_scale), c_zero = _mm256_set1_ps(p.c_zero);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store8(c + i, quantize8<C>(_mm256_add_ps(dequantize8<A>(load8(a + i), a_scale, a_zero),
+                                             dequantize8<B>(load8(b + i), b_scale, b_zero)),
+                               c_scale, c_zero));
+  add_scalar(a + i, b + i, c + i, n - i, p);
 }
+
+#pragma GCC diagnostic pop
 
 class QLinearAddKernel final : public Kernel {
  public:
@@ -111,7 +128,7 @@ class QLinearAddKernel final : public Kernel {
     input_layouts_ = {layout, Layout::kPlain, Layout::kPlain, layout};
     input_layouts_.resize(r.inputs.size(), Layout::kPlain);
     output_layouts_ = {layout};
-    name_ = std::string("cpu:") + (has_avx512bw() ? "avx512" : "scalar");
+    name_ = std::string("cpu:") + simd_name(simd_);
   }
 
   void run(const KernelArgs& args) override {
@@ -134,13 +151,16 @@ class QLinearAddKernel final : public Kernel {
       const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
       const int64_t begin = n * t / threads / 64 * 64;
       const int64_t end = t + 1 == threads ? n : n * (t + 1) / threads / 64 * 64;
-      if (has_avx512bw())
+      if (simd_ == Simd::kAvx512)
         add_avx512(a + begin, b + begin, c + begin, end - begin, p_);
+      else if (simd_ == Simd::kAvx2)
+        add_avx2(a + begin, b + begin, c + begin, end - begin, p_);
       else
         add_scalar(a + begin, b + begin, c + begin, end - begin, p_);
     }
   }
 
+  Simd simd_ = simd_level();
   DType a_type_, b_type_, c_type_;
   Parameters p_{};
 };

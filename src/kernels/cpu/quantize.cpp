@@ -4,8 +4,8 @@
 // The same arithmetic as the reference kernels (src/ops/quantize.cpp), so the results are equal:
 // x / scale in float32, rounded half to even, plus the zero point, saturated; (q - zero point) ·
 // scale in float32 (exact before its one rounding, as the reference's double product is). AVX-512
-// where the CPU has it. Element-wise, so any layout without padding (plain, channels-last) is read
-// and written as it comes. Per-axis and blocked parameters stay on the reference kernel.
+// or AVX2 where the CPU has it. Element-wise, so any layout without padding (plain, channels-last)
+// is read and written as it comes. Per-axis and blocked parameters stay on the reference kernel.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -58,6 +58,26 @@ Verdict supports(const NodeRequest& r) {
   return Verdict::yes("per-tensor scale and zero point");
 }
 
+template <class Q>
+void quantize_scalar(const float* x, Q* y, int64_t n, float scale, float zero_point) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = Q(std::clamp(std::nearbyint(x[i] / scale) + zero_point,
+                        float(std::numeric_limits<Q>::lowest()),
+                        float(std::numeric_limits<Q>::max())));
+}
+
+template <class Q>
+void dequantize_scalar(const Q* x, float* y, int64_t n, float scale, float zero_point) {
+  for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - zero_point) * scale;
+}
+
+void range_scalar(const float* x, int64_t n, float& lo, float& hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+}
+
 // GCC 12 takes the intrinsics' deliberately undefined pass-through operands for uninitialised
 // values once they are inlined here.
 #pragma GCC diagnostic push
@@ -93,7 +113,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void dequantize_avx512(cons
   }
 }
 
-// The smallest and largest of x and 0 (NaN skipped, as std::min/std::max skip it in the reference).
+// The smallest and largest of x and lo, hi (NaN skipped, as std::min/std::max skip it in the
+// reference).
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void range_avx512(const float* x, int64_t n,
                                                                        float& lo, float& hi) {
   __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
@@ -106,31 +127,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void range_avx512(const flo
   alignas(64) float a[16], b[16];
   _mm512_store_ps(a, mn);
   _mm512_store_ps(b, mx);
-  lo = 0;
-  hi = 0;
-  for (int j = 0; j < 16; ++j) {
-    lo = std::min(lo, a[j]);
-    hi = std::max(hi, b[j]);
+  range_scalar(a, 16, lo, hi);  // mins (≤ 0) leave hi as it is, maxima (≥ 0) leave lo
+  range_scalar(b, 16, lo, hi);
+  range_scalar(x + i, n - i, lo, hi);
+}
+
+template <class Q>
+__attribute__((target("avx2"))) void quantize_avx2(const float* x, Q* y, int64_t n, float scale,
+                                                   float zero_point) {
+  const __m256 s = _mm256_set1_ps(scale), z = _mm256_set1_ps(zero_point);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) store8(y + i, quantize8<Q>(_mm256_loadu_ps(x + i), s, z));
+  quantize_scalar(x + i, y + i, n - i, scale, zero_point);
+}
+
+template <class Q>
+__attribute__((target("avx2"))) void dequantize_avx2(const Q* x, float* y, int64_t n, float scale,
+                                                     float zero_point) {
+  const __m256 s = _mm256_set1_ps(scale), z = _mm256_set1_ps(zero_point);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, dequantize8<Q>(load8(x + i), s, z));
+  dequantize_scalar(x + i, y + i, n - i, scale, zero_point);
+}
+
+__attribute__((target("avx2"))) void range_avx2(const float* x, int64_t n, float& lo, float& hi) {
+  __m256 mn = _mm256_setzero_ps(), mx = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    mn = _mm256_min_ps(v, mn);  // the second operand when v is NaN
+    mx = _mm256_max_ps(v, mx);
   }
-  for (; i < n; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
+  alignas(32) float a[8], b[8];
+  _mm256_store_ps(a, mn);
+  _mm256_store_ps(b, mx);
+  range_scalar(a, 8, lo, hi);  // as in range_avx512
+  range_scalar(b, 8, lo, hi);
+  range_scalar(x + i, n - i, lo, hi);
 }
 
 #pragma GCC diagnostic pop
 
+// The loops above for the instruction set the kernel was prepared for.
 template <class Q>
-void quantize_scalar(const float* x, Q* y, int64_t n, float scale, float zero_point) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = Q(std::clamp(std::nearbyint(x[i] / scale) + zero_point,
-                        float(std::numeric_limits<Q>::lowest()),
-                        float(std::numeric_limits<Q>::max())));
+void quantize(Simd simd, const float* x, Q* y, int64_t n, float scale, float zero_point) {
+  if (simd == Simd::kAvx512)
+    quantize_avx512<Q>(x, y, n, scale, zero_point);
+  else if (simd == Simd::kAvx2)
+    quantize_avx2<Q>(x, y, n, scale, zero_point);
+  else
+    quantize_scalar<Q>(x, y, n, scale, zero_point);
 }
 
 template <class Q>
-void dequantize_scalar(const Q* x, float* y, int64_t n, float scale, float zero_point) {
-  for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - zero_point) * scale;
+void dequantize(Simd simd, const Q* x, float* y, int64_t n, float scale, float zero_point) {
+  if (simd == Simd::kAvx512)
+    dequantize_avx512<Q>(x, y, n, scale, zero_point);
+  else if (simd == Simd::kAvx2)
+    dequantize_avx2<Q>(x, y, n, scale, zero_point);
+  else
+    dequantize_scalar<Q>(x, y, n, scale, zero_point);
+}
+
+// The smallest and largest of x and 0.
+void range(Simd simd, const float* x, int64_t n, float& lo, float& hi) {
+  lo = hi = 0;
+  if (simd == Simd::kAvx512)
+    range_avx512(x, n, lo, hi);
+  else if (simd == Simd::kAvx2)
+    range_avx2(x, n, lo, hi);
+  else
+    range_scalar(x, n, lo, hi);
 }
 
 class QuantizeKernel final : public Kernel {
@@ -144,7 +211,7 @@ class QuantizeKernel final : public Kernel {
     input_layouts_ = {layout};
     output_layouts_ = {r.output_needs_plain[0] ? Layout::kPlain : layout};
     if (output_layouts_[0] != layout) input_layouts_ = {Layout::kPlain};
-    name_ = std::string("cpu:") + (has_avx512bw() ? "avx512" : "scalar");
+    name_ = std::string("cpu:") + simd_name(simd_);
   }
 
   void run(const KernelArgs& args) override {
@@ -163,16 +230,15 @@ class QuantizeKernel final : public Kernel {
     if (quantize_) {
       const auto* in = static_cast<const float*>(x.raw());
       auto* out = static_cast<Q*>(y.raw());
-      has_avx512bw() ? quantize_avx512<Q>(in, out, n, scale_, zero_point_)
-                     : quantize_scalar<Q>(in, out, n, scale_, zero_point_);
+      quantize<Q>(simd_, in, out, n, scale_, zero_point_);
     } else {
       const auto* in = static_cast<const Q*>(x.raw());
       auto* out = static_cast<float*>(y.raw());
-      has_avx512bw() ? dequantize_avx512<Q>(in, out, n, scale_, zero_point_)
-                     : dequantize_scalar<Q>(in, out, n, scale_, zero_point_);
+      dequantize<Q>(simd_, in, out, n, scale_, zero_point_);
     }
   }
 
+  Simd simd_ = simd_level();
   bool quantize_;
   DType narrow_;
   float scale_, zero_point_;
@@ -182,33 +248,27 @@ class QuantizeKernel final : public Kernel {
 // round(-min / scale), in float32 as the reference computes them; then QuantizeLinear's pass.
 class DynamicQuantizeKernel final : public Kernel {
  public:
-  DynamicQuantizeKernel() { name_ = std::string("cpu:") + (has_avx512bw() ? "avx512" : "scalar"); }
+  DynamicQuantizeKernel() { name_ = std::string("cpu:") + simd_name(simd_); }
 
   void run(const KernelArgs& args) override {
     const Tensor& x = *args.inputs[0];
     const float* v = static_cast<const float*>(x.raw());
     const int64_t n = x.numel();
-    float lo = 0, hi = 0;
-    if (has_avx512bw()) {
-      range_avx512(v, n, lo, hi);
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        lo = std::min(lo, v[i]);
-        hi = std::max(hi, v[i]);
-      }
-    }
+    float lo, hi;
+    range(simd_, v, n, lo, hi);
     const float scale = (hi - lo) / 255.0f;
     const float zp = scale > 0 ? std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f) : 0.f;
     auto* y = static_cast<uint8_t*>(args.outputs[0]->raw());
     if (!(scale > 0))
       std::fill(y, y + n, uint8_t(0));
-    else if (has_avx512bw())
-      quantize_avx512<uint8_t>(v, y, n, scale, zp);
     else
-      quantize_scalar<uint8_t>(v, y, n, scale, zp);
+      quantize<uint8_t>(simd_, v, y, n, scale, zp);
     if (args.num_outputs > 1 && args.outputs[1]) args.outputs[1]->data<float>()[0] = scale;
     if (args.num_outputs > 2 && args.outputs[2]) args.outputs[2]->data<uint8_t>()[0] = uint8_t(zp);
   }
+
+ private:
+  Simd simd_ = simd_level();
 };
 
 std::unique_ptr<Kernel> prepare(const NodeRequest& r) {

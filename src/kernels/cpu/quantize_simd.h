@@ -1,5 +1,7 @@
-// The AVX-512 quantization steps strata's 8-bit element-wise kernels share (quantize.cpp,
-// qlinear_add.cpp), 16 values at a time, in the reference kernels' float32 arithmetic.
+// The quantization steps strata's 8-bit element-wise kernels share (quantize.cpp,
+// qlinear_add.cpp), in the reference kernels' float32 arithmetic: 16 values at a time with
+// AVX-512, 8 with AVX2. The AVX2 steps are compiled without FMA, so that no product and sum are
+// contracted into one rounding where the reference kernel rounds twice.
 #pragma once
 
 #include <immintrin.h>
@@ -7,13 +9,9 @@
 #include <limits>
 #include <type_traits>
 
-namespace strata::kernels::cpu {
+#include "kernels/cpu/simd.h"
 
-inline bool has_avx512bw() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
-  return yes;
-}
+namespace strata::kernels::cpu {
 
 // GCC 12 takes the intrinsics' deliberately undefined pass-through operands for uninitialised
 // values once they are inlined.
@@ -46,6 +44,46 @@ STRATA_AVX512BW __m512 dequantize16(__m128i q, __m512 scale, __m512 zero_point) 
   else
     wide = _mm512_cvtepu8_epi32(q);
   return _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(wide), zero_point), scale);
+}
+
+#define STRATA_AVX2 __attribute__((target("avx2"), always_inline)) inline
+
+// 8 floats to 8 Q values, in the low 8 bytes: quantize16's arithmetic.
+template <class Q>
+STRATA_AVX2 __m128i quantize8(__m256 x, __m256 scale, __m256 zero_point) {
+  const __m256 lo = _mm256_set1_ps(float(std::numeric_limits<Q>::lowest()));
+  const __m256 hi = _mm256_set1_ps(float(std::numeric_limits<Q>::max()));
+  const __m256 v =
+      _mm256_round_ps(_mm256_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256i q =
+      _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, zero_point), lo), hi));
+  // In range already: the saturating packs only narrow.
+  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  if constexpr (std::is_signed_v<Q>)
+    return _mm_packs_epi16(words, words);
+  else
+    return _mm_packus_epi16(words, words);
+}
+
+// The low 8 Q values of q to 8 floats: (q - zero point) · scale.
+template <class Q>
+STRATA_AVX2 __m256 dequantize8(__m128i q, __m256 scale, __m256 zero_point) {
+  __m256i wide;
+  if constexpr (std::is_signed_v<Q>)
+    wide = _mm256_cvtepi8_epi32(q);
+  else
+    wide = _mm256_cvtepu8_epi32(q);
+  return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(wide), zero_point), scale);
+}
+
+template <class Q>
+STRATA_AVX2 __m128i load8(const Q* p) {
+  return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+}
+
+template <class Q>
+STRATA_AVX2 void store8(Q* p, __m128i q) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), q);
 }
 
 #pragma GCC diagnostic pop

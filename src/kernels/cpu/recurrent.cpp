@@ -3,8 +3,8 @@
 // speed (they plan for matrix–matrix work: 13 µs per step of a 128-wide LSTM where the product is
 // 1 µs of FMAs). Here the input projection of every step is one pass over X at prepare-packed
 // weights, and each step multiplies the state by panels of R that stream from cache, with the
-// gates' exponentials vectorised (AVX-512). Everything recurrent_support() accepts; larger
-// batches go to oneDNN (kMaxBatch).
+// gates' exponentials vectorised (AVX-512, or AVX2 and FMA). Everything recurrent_support()
+// accepts; larger batches go to oneDNN (kMaxBatch).
 #include <omp.h>
 
 #include <algorithm>
@@ -31,7 +31,8 @@ bool serves(const ir::Node& node) {
 }
 
 Verdict supports(const NodeRequest& r) {
-  if (!panel_product_available()) return Verdict::no("strata's recurrent kernel needs AVX-512");
+  if (!panel_product_available())
+    return Verdict::no("strata's recurrent kernel needs AVX2 and FMA or AVX-512");
   const int64_t batch = r.input(kRecurrentX).shape[1].value();
   if (batch > kMaxBatch)
     return Verdict::no("a batch of " + std::to_string(batch) +
@@ -92,7 +93,7 @@ class RecurrentKernel final : public Kernel {
       if (p) dir.peepholes.assign(p + d * 3 * H, p + (d + 1) * 3 * H);
       directions_.push_back(std::move(dir));
     }
-    name_ = "strata:recurrent_avx512";
+    name_ = std::string("strata:recurrent_") + simd_name(simd_);
     if (slices > 1)
       note_ = "each step's hidden units are shared among " + std::to_string(slices) + " threads";
     // Per direction: every step's projection [seq·batch, gates·H]; the state h twice (this
@@ -263,15 +264,15 @@ class RecurrentKernel final : public Kernel {
           i[j] += p[j] * cn[j];
           f[j] += p[2 * H + j] * cn[j];
         }
-      sigmoid_in_place(i, U);
-      sigmoid_in_place(f, U);
-      tanh_in_place(cand, U);
+      sigmoid_in_place(simd_, i, U);
+      sigmoid_in_place(simd_, f, U);
+      tanh_in_place(simd_, cand, U);
       for (int64_t j = 0; j < U; ++j) cn[j] = f[j] * cn[j] + i[j] * cand[j];
       if (p)
         for (int64_t j = 0; j < U; ++j) o[j] += p[H + j] * cn[j];
-      sigmoid_in_place(o, U);
+      sigmoid_in_place(simd_, o, U);
       std::memcpy(tmp, cn, size_t(U) * sizeof(float));
-      tanh_in_place(tmp, U);
+      tanh_in_place(simd_, tmp, U);
       float* hn = h_next + n * H + s.begin;
       for (int64_t j = 0; j < U; ++j) hn[j] = o[j] * tmp[j];
     }
@@ -283,9 +284,9 @@ class RecurrentKernel final : public Kernel {
     for (int64_t n = 0; n < batch_; ++n) {
       float* v = gates + n * U;
       if (function_ == RnnFunction::kTanh)
-        tanh_in_place(v, U);
+        tanh_in_place(simd_, v, U);
       else if (function_ == RnnFunction::kSigmoid)
-        sigmoid_in_place(v, U);
+        sigmoid_in_place(simd_, v, U);
       else
         for (int64_t j = 0; j < U; ++j) v[j] = std::max(v[j], 0.0f);
       std::memcpy(h_next + n * H + s.begin, v, size_t(U) * sizeof(float));
@@ -298,7 +299,7 @@ class RecurrentKernel final : public Kernel {
     const int64_t H = hidden_, U = s.end - s.begin, GU = 3 * U;
     s.r.multiply_add(h, H, batch_, gates, GU);
     for (int64_t n = 0; n < batch_; ++n) {
-      sigmoid_in_place(gates + n * GU, 2 * U);
+      sigmoid_in_place(simd_, gates + n * GU, 2 * U);
       if (!a_.linear_before_reset)
         for (int64_t j = 0; j < U; ++j)
           reset_h[n * H + s.begin + j] = gates[n * GU + U + j] * h[n * H + s.begin + j];
@@ -317,13 +318,14 @@ class RecurrentKernel final : public Kernel {
       float* cand = gates + n * GU + 2 * U;
       for (int64_t j = 0; j < U; ++j)
         cand[j] += a_.linear_before_reset ? r[j] * rec[n * U + j] : rec[n * U + j];
-      tanh_in_place(cand, U);
+      tanh_in_place(simd_, cand, U);
       const float* hn = h + n * H + s.begin;
       float* out = h_next + n * H + s.begin;
       for (int64_t j = 0; j < U; ++j) out[j] = (1 - z[j]) * cand[j] + z[j] * hn[j];
     }
   }
 
+  Simd simd_ = simd_level();
   ops::RecurrentAttributes a_;
   RnnFunction function_;
   int64_t seq_ = 0, batch_ = 0, input_ = 0, hidden_ = 0, gates_ = 1, per_direction_ = 0;

@@ -5,24 +5,16 @@
 
 #include <immintrin.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/cpu/simd.h"
 #include "kernels/cpu/vector_math.h"
 
 namespace strata::kernels::cpu {
 
-// Off: kernels prepared from now on take their portable loops even on an AVX-512 CPU (tests
-// check those against the reference kernels too).
-inline std::atomic<bool>& avx512_allowed() {
-  static std::atomic<bool> allowed{true};
-  return allowed;
-}
-
 inline bool has_avx512() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512 && avx512_allowed();
+  return simd_level() == Simd::kAvx512;
 }
 
 #pragma GCC diagnostic push

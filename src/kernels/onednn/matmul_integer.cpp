@@ -67,6 +67,8 @@ Verdict supports(const NodeRequest& r) {
       if (z != 0)
         return Verdict::no("oneDNN 2.6 takes no weight zero points; b_zero_point is not 0");
   }
+  if (const std::string why = int8_product_problem(*r.input(o.b).value, 1, a); !why.empty())
+    return Verdict::no(why);
   if (o.to_float) {
     if (r.has_input(o.float_bias) && !r.input(o.float_bias).value)
       return Verdict::no("the bias is not constant");

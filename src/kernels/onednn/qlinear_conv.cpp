@@ -63,6 +63,8 @@ Verdict supports(const NodeRequest& r) {
   if (r.has_input(kWZero) && !r.input(kWZero).value)
     return Verdict::no("w_zero_point is not constant");
   if (r.has_input(kBias) && !r.input(kBias).value) return Verdict::no("the bias B is not constant");
+  if (const std::string why = int8_product_problem(*r.input(kW).value, 0, x.dtype); !why.empty())
+    return Verdict::no(why);
   return Verdict::yes("int8 convolution with constant weights, scales and zero points");
 }
 
