@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/int8_products.h"
 #include "ops/internal_ops.h"
 #include "passes/graph_edit.h"
 
@@ -124,6 +125,13 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
   const int64_t axis = int_attribute(graph.nodes[w->node], "axis", 1);
   if (w->scale_values->numel() != 1 && (w->scale_values->numel() != weights->dim(per_axis) ||
                                         (axis != per_axis && axis != per_axis - weights->rank())))
+    return {};
+  // Where no int8 kernel would compute the product exactly here (uint8 weights; weights that
+  // oneDNN's kernels saturate on a CPU without VNNI), it stays DequantizeLinear → product →
+  // QuantizeLinear, the QDQ graph's own definition, which the float32 kernels run fast.
+  if (weights->dtype() != DType::kI8 ||
+      !kernels::int8_product_problem(*weights, per_axis, graph.values[size_t(x->data)].dtype)
+           .empty())
     return {};
   return QdqProduct{*x, *w, *y, *q_node, out, weights};
 }

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_util.h"
-#include "kernels/onednn/onednn.h"
+#include "kernels/int8_products.h"
 
 namespace strata::test {
 namespace {
@@ -38,7 +38,7 @@ int64_t expect_within_one(const Tensor& fast, const Tensor& reference) {
 // type x runs on here: oneDNN's, or the reference kernel where oneDNN would not be exact on this
 // CPU (no VNNI), the step saying why.
 void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t axis, DType x) {
-  if (kernels::onednn::int8_product_problem(w, axis, x).empty()) {
+  if (kernels::int8_product_problem(w, axis, x).empty()) {
     EXPECT_EQ(step.kernel.rfind("onednn:", 0), 0u) << step.kernel;
     // oneDNN 2.6 runs grouped int8 convolutions of a few channels per group with AVX-512 only
     // (elsewhere on ref_int8, which the slow-path warning names).
@@ -55,7 +55,7 @@ void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t 
 // largest of one sign in an output channel reach more than 128 together could saturate, and
 // int8 activations lose a bit of every weight. With VNNI every weight is exact.
 TEST(Int8Products, WithoutVnniOnlyWeightsThatCannotSaturateAreExact) {
-  using kernels::onednn::int8_product_problem;
+  using kernels::int8_product_problem;
   // [2, 3] weights, output channels along axis 1: column 1 holds 100 and 28 (128: exact).
   const Tensor exact = Tensor::from<int8_t>({2, 3}, {127, 100, -64, 0, 28, -64});
   EXPECT_EQ(int8_product_problem(exact, 1, DType::kU8, false), "");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/int8_products.h"
 #include "passes/pass_test_util.h"
 
 namespace strata::test {
@@ -9,15 +10,21 @@ namespace {
 
 // x (uint8) → DequantizeLinear → Conv (weights and bias behind DequantizeLinear) → QuantizeLinear,
 // as ONNX Runtime's quantizer writes it; the bias scale is `bias_scale` (x_scale · w_scale is
-// 0.02 · 0.01).
-ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, float y_scale = 0.5f) {
+// 0.02 · 0.01). Weights up to ±w_max: 64 (7 bits) is exact on oneDNN's int8 kernels on every CPU.
+ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, float y_scale = 0.5f,
+                   int w_max = 64, DType w_type = DType::kI8) {
   GraphBuilder g(13);
   g.input("xq", {1, 4, 6, 6}, DType::kU8);
   g.constant("xs", Tensor::from<float>({}, {0.02f}));
   g.constant("xz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-  Tensor w = Tensor::zeros(DType::kI8, {8, 4, 3, 3});
-  std::uniform_int_distribution<int> weight(-127, 127);
-  for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
+  Tensor w = Tensor::zeros(w_type, {8, 4, 3, 3});
+  std::uniform_int_distribution<int> weight(w_type == DType::kI8 ? -w_max : 0, w_max);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    if (w_type == DType::kI8)
+      w.data<int8_t>()[i] = int8_t(weight(rng));
+    else
+      w.data<uint8_t>()[i] = uint8_t(weight(rng));
+  }
   g.constant("wq", std::move(w));
   g.constant("ws", Tensor::from<float>({}, {0.01f}));
   g.constant("bq", Tensor::from<int32_t>({8}, {100, -200, 300, 0, 5, -5, 1000, -1000}));
@@ -72,6 +79,21 @@ TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
   expect_same_integers(before, after, random_u8(rng, {1, 4, 6, 6}));
 }
 
+// A product no int8 kernel would compute exactly here stays in float32: uint8 weights (oneDNN
+// takes int8 weights only) everywhere, full-range int8 weights on a CPU without VNNI.
+TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
+  std::mt19937 rng(8);
+  ir::Graph unsigned_weights = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 255, DType::kU8);
+  EXPECT_EQ(passes::fuse_qdq(unsigned_weights), 0u);
+  ir::Graph full_range = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127);
+  const Tensor& w = *full_range.values[size_t(full_range.find_value("wq"))].constant;
+  const bool exact = kernels::int8_product_problem(w, 0, DType::kU8).empty();
+  EXPECT_EQ(passes::fuse_qdq(full_range), exact ? 1u : 0u);
+  // Whatever the CPU, the rule itself: such weights are exact with VNNI only.
+  EXPECT_EQ(kernels::int8_product_problem(w, 0, DType::kU8, true), "");
+  EXPECT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
+}
+
 TEST(FuseQdq, LeavesBiasesInOtherUnitsAndSharedOutputs) {
   std::mt19937 rng(4);
   ir::Graph other_units = qdq_conv(rng, 0.001f, false);
@@ -87,7 +109,7 @@ TEST(FuseQdq, DequantizeMatMulQuantizeBecomesQLinearMatMul) {
   g.constant("as", Tensor::from<float>({}, {0.05f}));
   g.constant("az", Tensor::from<uint8_t>({}, {uint8_t(120)}));
   Tensor w = Tensor::zeros(DType::kI8, {16, 6});
-  std::uniform_int_distribution<int> weight(-127, 127);
+  std::uniform_int_distribution<int> weight(-64, 64);  // 7 bits: exact on every CPU
   for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
   g.constant("bq", std::move(w));
   g.constant("bs", Tensor::from<float>({6}, {0.01f, 0.02f, 0.01f, 0.03f, 0.01f, 0.02f}));
@@ -236,12 +258,12 @@ TEST(FuseQdq, LeavesAddsThatBroadcastOrHaveScalesPerAxis) {
 // x → DynamicQuantizeLinear → MatMulInteger (constant int8 weights [24, 7]) → Cast → Mul by
 // x_scale · w_scale (one w_scale, or one per column) → Add of a constant bias (when `bias`), as
 // ONNX Runtime's dynamic quantizer writes each MatMul.
-ir::Graph dynamic_matmul(std::mt19937& rng, bool per_column, bool bias) {
+ir::Graph dynamic_matmul(std::mt19937& rng, bool per_column, bool bias, int w_max) {
   const int64_t k = 24, n = 7;
   GraphBuilder g(13);
   g.input("x", {2, 3, k}, DType::kF32);
   Tensor w = Tensor::zeros(DType::kI8, {k, n});
-  std::uniform_int_distribution<int> weight(-64, 64);  // 7 bits: oneDNN exact without VNNI
+  std::uniform_int_distribution<int> weight(-w_max, w_max);
   for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
   g.constant("wq", std::move(w));
   g.constant("wz", Tensor::from<int8_t>({}, {int8_t(0)}));
@@ -261,28 +283,36 @@ ir::Graph dynamic_matmul(std::mt19937& rng, bool per_column, bool bias) {
 
 TEST(FuseQdq, DynamicallyQuantizedMatMulBecomesMatMulIntegerToFloat) {
   std::mt19937 rng(12);
-  for (const bool per_column : {false, true}) {
-    for (const bool bias : {true, false}) {
-      SCOPED_TRACE(std::string(per_column ? "a scale per column" : "one scale") +
-                   (bias ? ", bias" : ", no bias"));
-      const ir::Graph before = dynamic_matmul(rng, per_column, bias);
-      ir::Graph after = before;
-      EXPECT_EQ(passes::fuse_qdq(after), 1u);
-      ASSERT_EQ(op_types(after),
-                (std::vector<std::string>{"DynamicQuantizeLinear", "Mul", "MatMulIntegerToFloat"}));
-      EXPECT_EQ(after.nodes[2].inputs.size(), bias ? 6u : 5u);
-      Tensor x = Tensor::zeros(DType::kF32, {2, 3, 24});
-      std::normal_distribution<float> normal(0, 2);
-      for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = normal(rng);
-      // Cast, Mul and Add in float32 in every kernel: equal to the bit.
-      runtime::SessionOptions reference;
-      reference.fast_kernels = false;
-      const std::vector<double> expected =
-          run_session(before, {x}, reference).outputs[0].to_double();
-      EXPECT_EQ(run_session(after, {x}, reference).outputs[0].to_double(), expected);
-      const SessionResult fast = run_session(after, {x}, runtime::SessionOptions{});
-      EXPECT_EQ(fast.steps[2].kernel.rfind("onednn:", 0), 0u) << fast.steps[2].kernel;
-      EXPECT_EQ(fast.outputs[0].to_double(), expected);
+  // 7-bit weights run as int8 on every CPU; full-range ones, on a CPU without VNNI, in float32.
+  for (const int w_max : {64, 127}) {
+    for (const bool per_column : {false, true}) {
+      for (const bool bias : {true, false}) {
+        SCOPED_TRACE(std::string(per_column ? "a scale per column" : "one scale") +
+                     (bias ? ", bias" : ", no bias") + ", weights to ±" + std::to_string(w_max));
+        const ir::Graph before = dynamic_matmul(rng, per_column, bias, w_max);
+        ir::Graph after = before;
+        EXPECT_EQ(passes::fuse_qdq(after), 1u);
+        ASSERT_EQ(op_types(after), (std::vector<std::string>{"DynamicQuantizeLinear", "Mul",
+                                                             "MatMulIntegerToFloat"}));
+        EXPECT_EQ(after.nodes[2].inputs.size(), bias ? 6u : 5u);
+        Tensor x = Tensor::zeros(DType::kF32, {2, 3, 24});
+        std::normal_distribution<float> normal(0, 2);
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = normal(rng);
+        // Cast, Mul and Add in float32 in every kernel: equal to the bit.
+        runtime::SessionOptions reference;
+        reference.fast_kernels = false;
+        const std::vector<double> expected =
+            run_session(before, {x}, reference).outputs[0].to_double();
+        EXPECT_EQ(run_session(after, {x}, reference).outputs[0].to_double(), expected);
+        const SessionResult fast = run_session(after, {x}, runtime::SessionOptions{});
+        EXPECT_EQ(fast.steps[2].kernel.rfind("onednn:", 0), 0u) << fast.steps[2].kernel;
+        EXPECT_EQ(fast.steps[2].kernel.find(":ref"), std::string::npos) << fast.steps[2].kernel;
+        const Tensor& w = *after.values[size_t(after.find_value("wq"))].constant;
+        EXPECT_EQ(fast.steps[2].reason.find("in float32") != std::string::npos,
+                  !kernels::int8_product_problem(w, 1, DType::kU8).empty())
+            << fast.steps[2].reason;
+        EXPECT_EQ(fast.outputs[0].to_double(), expected);
+      }
     }
   }
 }

@@ -43,16 +43,6 @@ dnnl::primitive_attr user_scratchpad_attr();
 void set_requantization(dnnl::primitive_attr& attr, float x_scale,
                         const std::vector<double>& w_scales, float y_scale, int32_t y_zero_point);
 
-// Why oneDNN's int8 convolutions and matmuls would not compute `weights` (int8, the output
-// channels along `output_axis`) exactly on this CPU, or "" when they would. With AVX-512 VNNI the
-// uint8 × int8 products are summed in 32 bits. Without it (AVX2, AVX-512 before VNNI) they are
-// summed two at a time in 16 bits with saturation (vpmaddubsw), which is exact only when no two
-// weights of one sign in an output channel reach 128 together (255 · 128 < 2^15); and int8
-// activations take a path that halves the weights. ONNX Runtime's kernels saturate alike there.
-// `vnni`: whether the CPU has it (tests ask for both answers on any CPU).
-std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DType activations,
-                                 bool vnni = __builtin_cpu_supports("avx512vnni"));
-
 // Moves `pd` to implementation number `index` in oneDNN's list for its descriptor (0: the one
 // oneDNN prefers, as built); throws NoSuchImplementation past the list's end (fast-run). The
 // operation descriptor `pd` was built from must still be alive: oneDNN's iterator points at it.

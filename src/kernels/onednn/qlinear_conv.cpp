@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/int8_products.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_geometry.h"
 #include "kernels/onednn/onednn.h"
