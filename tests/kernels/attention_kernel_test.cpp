@@ -24,6 +24,12 @@ Tensor random_bool_mask(std::mt19937& rng, const std::vector<int64_t>& shape) {
   return t;
 }
 
+std::string attention_kernel_name(kernels::cpu::Simd level) {
+  return level == kernels::cpu::Simd::kScalar
+             ? "strata:attention"
+             : std::string("strata:attention:") + kernels::cpu::simd_name(level);
+}
+
 TEST(AttentionKernel, RandomShapesMatchTheReference) {
   std::mt19937 rng(81);
   for (int i = 0; i < 32; ++i) {
@@ -35,8 +41,9 @@ TEST(AttentionKernel, RandomShapesMatchTheReference) {
     const int mask_kind = i % 5;  // 0: none, 1-2: float, 3-4: bool
     const int64_t mask_rank = uniform(rng, 1, 4);
     const int threads = 1 + (i / 2) % 2;
-    std::optional<PortableLoops> portable;  // every third shape: the portable loops
-    if (i % 3 == 2) portable.emplace();
+    // Each shape on the next of this CPU's instruction sets, the portable loops among them.
+    const kernels::cpu::Simd level = simd_levels_here()[size_t(i) % simd_levels_here().size()];
+    const SimdCeiling ceiling(level);
     const std::vector<int64_t> q =
         three_d ? std::vector<int64_t>{B, Sq, Hq * D} : std::vector<int64_t>{B, Hq, Sq, D};
     const std::vector<int64_t> k =
@@ -77,9 +84,7 @@ TEST(AttentionKernel, RandomShapesMatchTheReference) {
     for (const std::string& o : outputs) g.output(o);
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         g.build(), inputs, kernels::LayoutPolicy::kAuto, 1e-4, threads);
-    EXPECT_EQ(steps[0].kernel, std::string("strata:attention") +
-                                   (portable || !kernels::cpu::has_avx512() ? "" : ":avx512"))
-        << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel, attention_kernel_name(level)) << steps[0].reason;
   }
 }
 
@@ -109,8 +114,9 @@ TEST(AttentionKernel, KeyValueCacheMatchesTheReference) {
     const int64_t Dv = i % 3 ? D : uniform(rng, 1, 20);
     const bool causal = i % 4 < 2, mask = i % 3 == 0;
     const int threads = 1 + (i / 2) % 2;
-    std::optional<PortableLoops> portable;
-    if (i % 5 == 4) portable.emplace();
+    // Each shape on the next of this CPU's instruction sets, the portable loops among them.
+    const kernels::cpu::Simd level = simd_levels_here()[size_t(i) % simd_levels_here().size()];
+    const SimdCeiling ceiling(level);
     SCOPED_TRACE(testing::Message() << "three_d " << three_d << " B " << B << " Hq " << Hq
                                     << " Hkv " << Hkv << " Sq " << Sq << " P " << P << " D " << D
                                     << " Dv " << Dv << " causal " << causal << " mask " << mask);
@@ -143,9 +149,7 @@ TEST(AttentionKernel, KeyValueCacheMatchesTheReference) {
     inputs.push_back(random_tensor(rng, past_v));
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         g.build(), inputs, kernels::LayoutPolicy::kAuto, 1e-4, threads);
-    EXPECT_EQ(steps[0].kernel, std::string("strata:attention") +
-                                   (portable || !kernels::cpu::has_avx512() ? "" : ":avx512"))
-        << steps[0].reason;
+    EXPECT_EQ(steps[0].kernel, attention_kernel_name(level)) << steps[0].reason;
   }
 }
 

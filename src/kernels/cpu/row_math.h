@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -131,6 +132,26 @@ __attribute__((target("avx512f"))) inline float exp_shifted_avx512(float* p, int
   return lane_sum(s);
 }
 
+// exp_shifted_avx512 on 8 lanes.
+__attribute__((target("avx2,fma"))) inline float exp_shifted_avx2(float* p, int64_t n, float top) {
+  const __m256 t = _mm256_set1_ps(top), floor = _mm256_set1_ps(-87.f);
+  __m256 s = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i < n; i += 8) {
+    const __m256i k = tail_mask8(std::min<int64_t>(n - i, 8));
+    const __m256 d = _mm256_sub_ps(_mm256_maskload_ps(p + i, k), t);
+    const __m256 live = _mm256_and_ps(_mm256_castsi256_ps(k), _mm256_cmp_ps(d, floor, _CMP_GE_OQ));
+    const __m256 e = _mm256_and_ps(live, exp8_clamped(d));
+    _mm256_maskstore_ps(p + i, k, e);
+    s = _mm256_add_ps(s, e);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, s);
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
 }  // namespace row_detail
 
 #pragma GCC diagnostic pop
@@ -174,8 +195,9 @@ inline void axpy(bool wide, float a, const float* x, float* y, int64_t n) {
 }
 
 // p[i] = exp(p[i] - top), returning Σp (a softmax's numerators and denominator).
-inline float exp_shifted(bool wide, float* p, int64_t n, float top) {
-  if (wide) return row_detail::exp_shifted_avx512(p, n, top);
+inline float exp_shifted(Simd simd, float* p, int64_t n, float top) {
+  if (simd == Simd::kAvx512) return row_detail::exp_shifted_avx512(p, n, top);
+  if (simd == Simd::kAvx2) return row_detail::exp_shifted_avx2(p, n, top);
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += (p[i] = std::exp(p[i] - top));
   return s;
