@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang++, address + undefined-behaviour sanitizers) into build-fuzz/
-# and runs each for SECONDS. Exits non-zero if any target finds a crash, leak, timeout or
-# out-of-memory; the input is saved under build-fuzz/artifacts/TARGET/. See docs/fuzzing.md.
+# Builds the libFuzzer targets (clang++, address + undefined-behaviour sanitizers) into
+# build-sanitize/ (scripts/sanitize_build.sh) and runs each for SECONDS. Exits non-zero if any
+# target finds a crash, leak, timeout or out-of-memory; the input is saved under
+# build-sanitize/artifacts/TARGET/. See docs/fuzzing.md.
 # Usage: bash scripts/fuzz.sh SECONDS [TARGET...]      (default: every target)
 # Seeds are read in place (fuzz/seeds, the repository's models and profiles, ../shared/onnx-tests
-# when present); what a run learns is kept in build-fuzz/corpus/TARGET for the next run.
+# when present); what a run learns is kept in build-sanitize/corpus/TARGET for the next run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
@@ -13,17 +14,13 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(fuzz_load_model fuzz_tensor_files fuzz_profile_json fuzz_graph)
 onnx_tests=${STRATA_ONNX_TESTS:-../shared/onnx-tests}
 
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DSTRATA_FUZZ=ON \
-      "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
+bash scripts/sanitize_build.sh "${targets[@]}"
 
 # Seeds: symbolic links to the files, rebuilt each run (nothing is copied into the repository).
 # link_seeds TARGET MAX_BYTES DIR... ( FIND_TEST... ): files under each DIR in turn, so that the
 # hand-made seeds come first and ../shared's thousands of files cannot crowd them out of the 3,000.
 link_seeds() {
-  local dir=build-fuzz/seeds/$1 max=$2 dirs=()
+  local dir=build-sanitize/seeds/$1 max=$2 dirs=()
   shift 2
   while [ $# -gt 0 ] && [ "$1" != "(" ]; do dirs+=("$1") && shift; done
   rm -rf "$dir" && mkdir -p "$dir"
@@ -46,7 +43,7 @@ seed_args() {
     fuzz_profile_json)
       link_seeds "$1" 262144 tests/report/data docs \( -name '*.json' \) ;;
     fuzz_graph)
-      rm -rf "build-fuzz/seeds/$1" && mkdir -p "build-fuzz/seeds/$1" ;;
+      rm -rf "build-sanitize/seeds/$1" && mkdir -p "build-sanitize/seeds/$1" ;;
   esac
 }
 max_len() {
@@ -67,15 +64,15 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # run_target TARGET: one fuzzing run; its exit status is libFuzzer's.
 run_target() {
   local t=$1
-  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t" "build-fuzz/tmp/$t"
+  mkdir -p "build-sanitize/corpus/$t" "build-sanitize/artifacts/$t" "build-sanitize/tmp/$t"
   # -timeout: one input running over 30 s is a hang; -rss_limit_mb: over 2.5 GB is a leak or a
   # limit strata failed to apply (the graph fuzzer runs with a 64 MiB --max-memory).
   local status=0
-  TMPDIR=$PWD/build-fuzz/tmp/$t "./build-fuzz/fuzz/$t" -max_total_time="$seconds" \
+  TMPDIR=$PWD/build-sanitize/tmp/$t "./build-sanitize/fuzz/$t" -max_total_time="$seconds" \
     -timeout=30 -rss_limit_mb=2560 -max_len="$(max_len "$t")" -print_final_stats=1 \
-    -artifact_prefix="build-fuzz/artifacts/$t/" "build-fuzz/corpus/$t" "build-fuzz/seeds/$t" \
-    >"build-fuzz/$t.log" 2>&1 || status=$?
-  rm -rf "build-fuzz/tmp/$t"
+    -artifact_prefix="build-sanitize/artifacts/$t/" "build-sanitize/corpus/$t" "build-sanitize/seeds/$t" \
+    >"build-sanitize/$t.log" 2>&1 || status=$?
+  rm -rf "build-sanitize/tmp/$t"
   return "$status"
 }
 
@@ -97,14 +94,14 @@ done
 while [ ${#pids[@]} -gt 0 ]; do wait_one; done
 
 for t in "${targets[@]}"; do
-  echo "-- $t: $(grep -E '^stat::number_of_executed_units' "build-fuzz/$t.log" || echo 'no stats')"
+  echo "-- $t: $(grep -E '^stat::number_of_executed_units' "build-sanitize/$t.log" || echo 'no stats')"
 done
 if [ ${#failed[@]} -gt 0 ]; then
   for t in "${failed[@]}"; do
     echo "== $t failed:"
-    tail -n 40 "build-fuzz/$t.log"
+    tail -n 40 "build-sanitize/$t.log"
   done
-  echo "fuzzing found problems in: ${failed[*]} (inputs in build-fuzz/artifacts/, logs in build-fuzz/*.log)"
+  echo "fuzzing found problems in: ${failed[*]} (inputs in build-sanitize/artifacts/, logs in build-sanitize/*.log)"
   exit 1
 fi
 echo "fuzzing: no crash, leak or timeout in ${targets[*]} (${seconds}s each)"

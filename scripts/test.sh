@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds strata with warnings as errors and runs every test (unit, CLI, conformance, the install
-# with a consumer project, Python, `pip install .` into a venv); then builds with address and
-# undefined-behaviour sanitizers and runs the unit and conformance tests again; last builds the
-# libFuzzer targets (clang++: the library and the four targets alone) and runs each for 60 s
-# (scripts/fuzz.sh, docs/fuzzing.md).
+# with a consumer project, Python, `pip install .` into a venv); then builds with clang++, address
+# and undefined-behaviour sanitizers and runs the unit and conformance tests again; last builds the
+# four libFuzzer targets from the same sanitizer build and runs each for 60 s (scripts/fuzz.sh,
+# docs/fuzzing.md).
 # Usage: bash scripts/test.sh            (after bash scripts/setup.sh)
 #        STRATA_SKIP_SANITIZE=1 bash scripts/test.sh   to skip the sanitizer pass
 #        STRATA_SKIP_FUZZ=1 bash scripts/test.sh       to skip the fuzzing pass
@@ -21,9 +21,7 @@ PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/
 bash scripts/test_pip.sh build
 
 if [ "${STRATA_SKIP_SANITIZE:-0}" != "1" ]; then
-  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON \
-        -DSTRATA_SANITIZE=ON >/dev/null
-  cmake --build build-sanitize -j "$jobs"
+  bash scripts/sanitize_build.sh strata_tests
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ./build-sanitize/strata_tests --gtest_brief=1
 fi

@@ -6,7 +6,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -21,8 +20,6 @@
 namespace strata::analyzer {
 
 namespace {
-
-constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 // Parameters: constants stored in the model (initializers, Constant nodes) that are floating-point
 // tensors of rank ≥ 1, or integer tensors of rank ≥ 2 (quantized weights). Scalars are literals of

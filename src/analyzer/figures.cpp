@@ -1,13 +1,8 @@
 #include "analyzer/figures.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace strata::analyzer {
-
-namespace {
-constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
-}
 
 Layout make_layout(const ir::Graph& graph, const EvalResult& eval) {
   Layout layout;

@@ -52,12 +52,6 @@ struct Rational {
   }
 };
 
-int total_degree(const Exponents& e) {
-  int d = 0;
-  for (uint8_t x : e) d += x;
-  return d;
-}
-
 // Multi-indices of total degree ≤ degree in k symbols, lowest total degree first: in this order
 // the Newton basis matrix below is lower triangular, and lower degrees come first.
 std::vector<Exponents> lower_set(size_t k, int degree) {

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "planner/planner.h"
 
 namespace strata::analyzer {
 
 namespace {
-constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 constexpr size_t kNone = size_t(-1);
 }  // namespace
 

@@ -3,12 +3,16 @@
 // a training forward pass keeps for the backward pass.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "analyzer/backward.h"
 #include "analyzer/meta_eval.h"
 
 namespace strata::analyzer {
+
+// A figure that cannot be known (some size is not static): NaN in every figure and sample.
+inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 struct MemoryFigures {
   // Per node (NaN when some live tensor's size is unknown; folded nodes repeat the value before).

@@ -9,12 +9,6 @@ namespace strata::analyzer {
 
 namespace {
 
-int total_degree(const Exponents& e) {
-  int d = 0;
-  for (uint8_t x : e) d += x;
-  return d;
-}
-
 // Higher total degree first, then by exponents (first symbol's highest first).
 bool term_before(const Polynomial::Term& a, const Polynomial::Term& b) {
   const int da = total_degree(a.exponents), db = total_degree(b.exponents);

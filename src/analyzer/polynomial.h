@@ -19,6 +19,13 @@ inline constexpr size_t kMaxSymbols = 4;
 // A monomial's exponent of each symbol, by symbol index.
 using Exponents = std::array<uint8_t, kMaxSymbols>;
 
+// A monomial's total degree: the sum of its exponents.
+inline int total_degree(const Exponents& e) {
+  int d = 0;
+  for (uint8_t x : e) d += x;
+  return d;
+}
+
 class Polynomial {
  public:
   struct Term {

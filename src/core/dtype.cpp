@@ -173,4 +173,8 @@ bool is_integer(DType t) {
          t == DType::kU64;
 }
 
+bool is_8_bit(DType t) {
+  return t == DType::kI8 || t == DType::kU8;
+}
+
 }  // namespace strata

@@ -35,6 +35,7 @@ bool dtype_from_onnx(int onnx_type, DType* out);
 bool is_float(DType t);    // f16, bf16, f32, f64
 bool is_integer(DType t);  // signed or unsigned integers (not bool)
 bool is_signed(DType t);
+bool is_8_bit(DType t);  // int8, uint8 (quantized data)
 
 template <class T>
 struct Type {

@@ -48,7 +48,7 @@ namespace {
 // Largest image accepted (W x H): 8k x 8k. Stops decompression bombs from exhausting memory.
 constexpr int64_t kMaxPixels = int64_t(1) << 26;
 // Images are read into memory whole, and stb_image takes an int length.
-constexpr int64_t kMaxFileBytes = std::numeric_limits<int>::max();
+constexpr int64_t kMaxImageFileBytes = std::numeric_limits<int>::max();
 
 void check_dimensions(int64_t width, int64_t height) {
   if (width <= 0 || height <= 0) fail("image has zero width or height ({} x {})", width, height);
@@ -282,7 +282,7 @@ Raster read_with_stb(std::string_view bytes, const char* format) {
 
 // The format is detected from the first bytes.
 Raster decode(std::string_view view) {
-  if (int64_t(view.size()) > kMaxFileBytes) fail("image is too large ({} bytes)", view.size());
+  if (int64_t(view.size()) > kMaxImageFileBytes) fail("image is too large ({} bytes)", view.size());
   if (view.starts_with("\x89PNG\r\n\x1a\n")) return read_with_stb(view, "PNG");
   if (view.starts_with("\xff\xd8\xff")) {
     check_jpeg_huffman_tables(view);
@@ -299,7 +299,7 @@ Raster decode(std::string_view view) {
 
 Tensor read_image_unlabelled(const std::string& path) {
   InputFile file(path);
-  const std::string bytes = file.read_rest(kMaxFileBytes);
+  const std::string bytes = file.read_rest(kMaxImageFileBytes);
   return planar_from_raster(decode(bytes));
 }
 

@@ -18,8 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxRank = 32;                      // deeper nesting is surely a mistake
-constexpr int64_t kMaxFileBytes = int64_t(1) << 30;  // JSON is for small tensors
+constexpr size_t kMaxRank = 32;                          // deeper nesting is surely a mistake
+constexpr int64_t kMaxJsonFileBytes = int64_t(1) << 30;  // JSON is for small tensors
 constexpr DType kJsonDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI8,
                                  DType::kI16, DType::kI32, DType::kI64, DType::kU8,   DType::kU16,
                                  DType::kU32, DType::kU64, DType::kBool};
@@ -235,7 +235,7 @@ Tensor parse_json_tensor(std::string_view text, DType dtype, const std::string& 
 Tensor read_json_tensor(const std::string& path, DType dtype) {
   return with_path_context(path, [&] {
     InputFile file(path);
-    const json value = parse_json(file.read_rest(kMaxFileBytes));
+    const json value = parse_json(file.read_rest(kMaxJsonFileBytes));
     return value.is_object() ? tensor_from_object(value, dtype) : tensor_from_json(value, dtype);
   });
 }

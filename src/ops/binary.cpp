@@ -1,7 +1,8 @@
 // Element-wise ops of two inputs with numpy broadcasting: Add Sub Mul Div Mod Pow (arithmetic,
 // output of A's dtype), And Or Xor (bool), Equal Greater GreaterOrEqual Less LessOrEqual
-// (output bool; Equal also compares strings), BitwiseAnd BitwiseOr BitwiseXor (integers) and BitShift (unsigned integers,
-// attribute direction LEFT or RIGHT; a shift by the type's width or more gives 0).
+// (output bool; Equal also compares strings), BitwiseAnd BitwiseOr BitwiseXor (integers) and
+// BitShift (unsigned integers, attribute direction LEFT or RIGHT; a shift by the type's width or
+// more gives 0).
 //
 // Before opset 7 these ops broadcast only when attribute broadcast=1, and then B's shape is a
 // contiguous run of A's dims starting at attribute `axis` (suffix-aligned when absent); with
@@ -25,7 +26,7 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind {
+enum class BinaryKind {
   kAdd,
   kSub,
   kMul,
@@ -46,40 +47,40 @@ enum class Kind {
   kBitShift,
 };
 
-struct Spec {
+struct BinarySpec {
   std::string_view op_type;
-  Kind kind;
+  BinaryKind kind;
 };
 
-constexpr Spec kSpecs[] = {
-    {"Add", Kind::kAdd},
-    {"Sub", Kind::kSub},
-    {"Mul", Kind::kMul},
-    {"Div", Kind::kDiv},
-    {"Mod", Kind::kMod},
-    {"Pow", Kind::kPow},
-    {"And", Kind::kAnd},
-    {"Or", Kind::kOr},
-    {"Xor", Kind::kXor},
-    {"Equal", Kind::kEqual},
-    {"Greater", Kind::kGreater},
-    {"GreaterOrEqual", Kind::kGreaterOrEqual},
-    {"Less", Kind::kLess},
-    {"LessOrEqual", Kind::kLessOrEqual},
-    {"BitwiseAnd", Kind::kBitwiseAnd},
-    {"BitwiseOr", Kind::kBitwiseOr},
-    {"BitwiseXor", Kind::kBitwiseXor},
-    {"BitShift", Kind::kBitShift},
+constexpr BinarySpec kBinarySpecs[] = {
+    {"Add", BinaryKind::kAdd},
+    {"Sub", BinaryKind::kSub},
+    {"Mul", BinaryKind::kMul},
+    {"Div", BinaryKind::kDiv},
+    {"Mod", BinaryKind::kMod},
+    {"Pow", BinaryKind::kPow},
+    {"And", BinaryKind::kAnd},
+    {"Or", BinaryKind::kOr},
+    {"Xor", BinaryKind::kXor},
+    {"Equal", BinaryKind::kEqual},
+    {"Greater", BinaryKind::kGreater},
+    {"GreaterOrEqual", BinaryKind::kGreaterOrEqual},
+    {"Less", BinaryKind::kLess},
+    {"LessOrEqual", BinaryKind::kLessOrEqual},
+    {"BitwiseAnd", BinaryKind::kBitwiseAnd},
+    {"BitwiseOr", BinaryKind::kBitwiseOr},
+    {"BitwiseXor", BinaryKind::kBitwiseXor},
+    {"BitShift", BinaryKind::kBitShift},
 };
 
-bool is_logical(Kind k) {
-  return k == Kind::kAnd || k == Kind::kOr || k == Kind::kXor;
+bool is_logical(BinaryKind k) {
+  return k == BinaryKind::kAnd || k == BinaryKind::kOr || k == BinaryKind::kXor;
 }
-bool is_comparison(Kind k) {
-  return k >= Kind::kEqual && k <= Kind::kLessOrEqual;
+bool is_comparison(BinaryKind k) {
+  return k >= BinaryKind::kEqual && k <= BinaryKind::kLessOrEqual;
 }
-bool is_bitwise(Kind k) {
-  return k >= Kind::kBitwiseAnd;
+bool is_bitwise(BinaryKind k) {
+  return k >= BinaryKind::kBitwiseAnd;
 }
 
 bool is_numeric(DType t) {
@@ -214,9 +215,9 @@ struct Operands {
 
 class BinaryOp final : public Op {
  public:
-  BinaryOp(const NodeInfo& node, Kind kind)
+  BinaryOp(const NodeInfo& node, BinaryKind kind)
       : kind_(kind), fmod_(node.attr_int("fmod", 0) != 0), legacy_(node) {
-    if (kind_ == Kind::kBitShift) {
+    if (kind_ == BinaryKind::kBitShift) {
       const std::string direction = node.attr_string("direction");
       if (direction != "LEFT" && direction != "RIGHT")
         fail("attribute 'direction' must be LEFT or RIGHT, not '{}'", direction);
@@ -226,23 +227,23 @@ class BinaryOp final : public Op {
 
   void infer(InferContext& ctx) const override {
     const DType a = ctx.dtype(0), b = ctx.dtype(1);
-    if (kind_ != Kind::kPow && a != b)
+    if (kind_ != BinaryKind::kPow && a != b)
       fail("inputs have different dtypes {} and {}", dtype_name(a), dtype_name(b));
     bool supported;
     if (is_logical(kind_))
       supported = a == DType::kBool;
-    else if (kind_ == Kind::kBitShift)
+    else if (kind_ == BinaryKind::kBitShift)
       supported = is_integer(a) && !is_signed(a);
     else if (is_bitwise(kind_))
       supported = is_integer(a);
-    else if (kind_ == Kind::kEqual)
+    else if (kind_ == BinaryKind::kEqual)
       supported = is_numeric(a) || a == DType::kBool || a == DType::kString;
-    else if (kind_ == Kind::kPow)
+    else if (kind_ == BinaryKind::kPow)
       supported = is_numeric(a) && is_numeric(b);
     else
       supported = is_numeric(a);
     if (!supported) {
-      if (kind_ == Kind::kPow && is_numeric(a))
+      if (kind_ == BinaryKind::kPow && is_numeric(a))
         fail("does not support exponent dtype {}", dtype_name(b));
       fail("does not support dtype {}", dtype_name(a));
     }
@@ -268,13 +269,13 @@ class BinaryOp final : public Op {
       visited = run_logical(io);
     else if (is_bitwise(kind_))
       visited = visit_integer(a.dtype(), [&]<class T>(Type<T>) { run_bitwise<T>(io); });
-    else if (kind_ == Kind::kEqual && a.dtype() == DType::kString)
+    else if (kind_ == BinaryKind::kEqual && a.dtype() == DType::kString)
       visited = (io.map<std::string, std::string, bool>(
                      [](const std::string& x, const std::string& y) { return x == y; }),
                  true);
     else if (is_comparison(kind_))
       visited = visit_all(a.dtype(), [&]<class T>(Type<T>) { run_comparison<T>(io); });
-    else if (kind_ == Kind::kPow)
+    else if (kind_ == BinaryKind::kPow)
       visited = run_pow(io);
     else
       visited = visit_numeric(a.dtype(), [&]<class T>(Type<T>) { run_arithmetic<T>(io); });
@@ -286,11 +287,11 @@ class BinaryOp final : public Op {
   void run_arithmetic(const Operands& io) const {
     using C = compute_t<T>;
     switch (kind_) {
-      case Kind::kAdd: return io.map<T, T, T>([](C x, C y) { return wrap_add(x, y); });
-      case Kind::kSub: return io.map<T, T, T>([](C x, C y) { return wrap_sub(x, y); });
-      case Kind::kMul: return io.map<T, T, T>([](C x, C y) { return wrap_mul(x, y); });
-      case Kind::kDiv: return io.map<T, T, T>([](C x, C y) { return divide(x, y); });
-      case Kind::kMod:
+      case BinaryKind::kAdd: return io.map<T, T, T>([](C x, C y) { return wrap_add(x, y); });
+      case BinaryKind::kSub: return io.map<T, T, T>([](C x, C y) { return wrap_sub(x, y); });
+      case BinaryKind::kMul: return io.map<T, T, T>([](C x, C y) { return wrap_mul(x, y); });
+      case BinaryKind::kDiv: return io.map<T, T, T>([](C x, C y) { return divide(x, y); });
+      case BinaryKind::kMod:
         if (fmod_) return io.map<T, T, T>([](C x, C y) { return truncated_mod(x, y); });
         return io.map<T, T, T>([](C x, C y) { return floored_mod(x, y); });
       default: fail_internal("not an arithmetic op");
@@ -301,11 +302,11 @@ class BinaryOp final : public Op {
   void run_comparison(const Operands& io) const {
     using C = compute_t<T>;
     switch (kind_) {
-      case Kind::kEqual: return io.map<T, T, bool>([](C x, C y) { return x == y; });
-      case Kind::kGreater: return io.map<T, T, bool>([](C x, C y) { return x > y; });
-      case Kind::kGreaterOrEqual: return io.map<T, T, bool>([](C x, C y) { return x >= y; });
-      case Kind::kLess: return io.map<T, T, bool>([](C x, C y) { return x < y; });
-      case Kind::kLessOrEqual: return io.map<T, T, bool>([](C x, C y) { return x <= y; });
+      case BinaryKind::kEqual: return io.map<T, T, bool>([](C x, C y) { return x == y; });
+      case BinaryKind::kGreater: return io.map<T, T, bool>([](C x, C y) { return x > y; });
+      case BinaryKind::kGreaterOrEqual: return io.map<T, T, bool>([](C x, C y) { return x >= y; });
+      case BinaryKind::kLess: return io.map<T, T, bool>([](C x, C y) { return x < y; });
+      case BinaryKind::kLessOrEqual: return io.map<T, T, bool>([](C x, C y) { return x <= y; });
       default: fail_internal("not a comparison op");
     }
   }
@@ -313,10 +314,10 @@ class BinaryOp final : public Op {
   template <class T>
   void run_bitwise(const Operands& io) const {
     switch (kind_) {
-      case Kind::kBitwiseAnd: return io.map<T, T, T>([](T x, T y) { return T(x & y); });
-      case Kind::kBitwiseOr: return io.map<T, T, T>([](T x, T y) { return T(x | y); });
-      case Kind::kBitwiseXor: return io.map<T, T, T>([](T x, T y) { return T(x ^ y); });
-      case Kind::kBitShift:
+      case BinaryKind::kBitwiseAnd: return io.map<T, T, T>([](T x, T y) { return T(x & y); });
+      case BinaryKind::kBitwiseOr: return io.map<T, T, T>([](T x, T y) { return T(x | y); });
+      case BinaryKind::kBitwiseXor: return io.map<T, T, T>([](T x, T y) { return T(x ^ y); });
+      case BinaryKind::kBitShift:
         if constexpr (std::is_unsigned_v<T>) {
           constexpr T kBits = T(sizeof(T) * 8);
           if (shift_left_)
@@ -331,9 +332,9 @@ class BinaryOp final : public Op {
   bool run_logical(const Operands& io) const {
     if (io.a.dtype() != DType::kBool) return false;
     switch (kind_) {
-      case Kind::kAnd: io.map<bool, bool, bool>([](bool x, bool y) { return x && y; }); break;
-      case Kind::kOr: io.map<bool, bool, bool>([](bool x, bool y) { return x || y; }); break;
-      case Kind::kXor: io.map<bool, bool, bool>([](bool x, bool y) { return x != y; }); break;
+      case BinaryKind::kAnd: io.map<bool, bool, bool>([](bool x, bool y) { return x && y; }); break;
+      case BinaryKind::kOr: io.map<bool, bool, bool>([](bool x, bool y) { return x || y; }); break;
+      case BinaryKind::kXor: io.map<bool, bool, bool>([](bool x, bool y) { return x != y; }); break;
       default: fail_internal("not a logical op");
     }
     return true;
@@ -349,7 +350,7 @@ class BinaryOp final : public Op {
     return base_visited && exponent_visited;
   }
 
-  Kind kind_;
+  BinaryKind kind_;
   bool fmod_;
   bool shift_left_ = false;
   LegacyAlignment legacy_;
@@ -358,7 +359,7 @@ class BinaryOp final : public Op {
 }  // namespace
 
 std::unique_ptr<Op> make_binary(const NodeInfo& node) {
-  for (const Spec& spec : kSpecs)
+  for (const BinarySpec& spec : kBinarySpecs)
     if (spec.op_type == node.op_type()) return std::make_unique<BinaryOp>(node, spec.kind);
   fail_internal("make_binary called for op type {}", node.op_type());
 }

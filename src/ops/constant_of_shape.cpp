@@ -6,10 +6,6 @@ namespace strata::ops {
 
 namespace {
 
-// Outputs up to this many elements are computed during shape inference, so that shape
-// computations built on them fold ahead of time; larger ones are filled when run.
-constexpr int64_t kMaxFoldedElements = 1024;
-
 class ConstantOfShapeOp final : public Op {
  public:
   explicit ConstantOfShapeOp(const NodeInfo& node) {

@@ -9,13 +9,13 @@ namespace strata::ops {
 #undef STRATA_DOMAIN_OP
 
 namespace {
-struct Entry {
+struct DomainOpEntry {
   std::string_view domain;
   std::string_view type;
   OpFactory factory;
 };
 
-constexpr Entry kEntries[] = {
+constexpr DomainOpEntry kDomainOpEntries[] = {
 #define STRATA_DOMAIN_OP(domain, type, family) {domain, #type, &make_##family},
 #include "ops/domain_op_list.inc"
 #undef STRATA_DOMAIN_OP
@@ -23,7 +23,7 @@ constexpr Entry kEntries[] = {
 }  // namespace
 
 OpFactory find_domain_op(std::string_view domain, std::string_view op_type) {
-  for (const Entry& e : kEntries)
+  for (const DomainOpEntry& e : kDomainOpEntries)
     if (e.domain == domain && e.type == op_type) return e.factory;
   return nullptr;
 }
@@ -31,7 +31,7 @@ OpFactory find_domain_op(std::string_view domain, std::string_view op_type) {
 const std::vector<std::pair<std::string_view, std::string_view>>& supported_domain_ops() {
   static const std::vector<std::pair<std::string_view, std::string_view>> names = [] {
     std::vector<std::pair<std::string_view, std::string_view>> v;
-    for (const Entry& e : kEntries) v.emplace_back(e.domain, e.type);
+    for (const DomainOpEntry& e : kDomainOpEntries) v.emplace_back(e.domain, e.type);
     return v;
   }();
   return names;

@@ -7,13 +7,13 @@ namespace strata::ops {
 
 namespace {
 
-struct Entry {
+struct ActivationEntry {
   ActivationKind kind;
   const char* name;
   double flops;  // as docs/cost-conventions.md counts the op(s) it replaced
 };
 
-constexpr Entry kEntries[] = {
+constexpr ActivationEntry kActivationEntries[] = {
     {ActivationKind::kNone, "", 0},
     {ActivationKind::kRelu, "Relu", 1},
     {ActivationKind::kLeakyRelu, "LeakyRelu", 2},
@@ -28,10 +28,10 @@ constexpr Entry kEntries[] = {
     {ActivationKind::kHardSwish, "HardSwish", 5},
 };
 
-const Entry& entry(ActivationKind kind) {
-  for (const Entry& e : kEntries)
+const ActivationEntry& entry(ActivationKind kind) {
+  for (const ActivationEntry& e : kActivationEntries)
     if (e.kind == kind) return e;
-  return kEntries[0];
+  return kActivationEntries[0];
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ Activation parse_activation(const NodeInfo& node) {
   const std::string name = node.attr_string("activation", "");
   Activation a;
   bool known = false;
-  for (const Entry& e : kEntries)
+  for (const ActivationEntry& e : kActivationEntries)
     if (name == e.name) {
       a.kind = e.kind;
       known = true;

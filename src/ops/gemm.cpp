@@ -16,9 +16,6 @@ struct GemmShapes {
   Dim m, k, n;
 };
 
-// Columns accumulated at once in a stack buffer.
-constexpr int64_t kColumnBlock = 256;
-
 template <class T>
 void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a, bool trans_b,
                  double alpha, double beta, Tensor& y) {

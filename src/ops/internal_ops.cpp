@@ -9,12 +9,12 @@ namespace strata::ops {
 #undef STRATA_INTERNAL_OP
 
 namespace {
-struct Entry {
+struct InternalOpEntry {
   std::string_view type;
   OpFactory factory;
 };
 
-constexpr Entry kEntries[] = {
+constexpr InternalOpEntry kInternalOpEntries[] = {
 #define STRATA_INTERNAL_OP(type, family) {#type, &make_##family},
 #include "ops/internal_op_list.inc"
 #undef STRATA_INTERNAL_OP
@@ -22,7 +22,7 @@ constexpr Entry kEntries[] = {
 }  // namespace
 
 OpFactory find_internal_op(std::string_view op_type) {
-  for (const Entry& e : kEntries)
+  for (const InternalOpEntry& e : kInternalOpEntries)
     if (e.type == op_type) return e.factory;
   return nullptr;
 }

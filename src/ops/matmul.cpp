@@ -39,9 +39,6 @@ MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
   return s;
 }
 
-// Columns accumulated at once in a stack buffer: no allocation while running.
-constexpr int64_t kColumnBlock = 256;
-
 // C[M,N] = A[M,K] * B[K,N], in i-k-j order so the inner loop runs along rows of B and C. Rows are
 // shared among the session's threads; each row's result does not depend on the thread count.
 template <class T>

@@ -92,6 +92,11 @@ class NodeInfo {
   int64_t opset_;
 };
 
+// Ops that generate their output from a few scalars or a shape (ConstantOfShape, Range) compute
+// it during shape inference up to this many elements, so that shape computations built on it fold
+// ahead of time; larger outputs are filled when run.
+inline constexpr int64_t kMaxFoldedElements = 1024;
+
 // The shape rule's view: input metas in, output metas out.
 class InferContext {
  public:

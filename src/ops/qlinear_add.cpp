@@ -15,10 +15,6 @@ namespace strata::ops {
 
 namespace {
 
-bool is_8_bit(DType t) {
-  return t == DType::kU8 || t == DType::kI8;
-}
-
 // Input positions: A and B with their scale and zero point, then C's scale and zero point.
 constexpr size_t kA = 0, kB = 3, kCScale = 6, kCZero = 7;
 

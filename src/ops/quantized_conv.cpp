@@ -19,10 +19,6 @@ namespace strata::ops {
 
 namespace {
 
-bool is_8_bit(DType t) {
-  return t == DType::kI8 || t == DType::kU8;
-}
-
 class QuantizedConvOp final : public Op {
  public:
   explicit QuantizedConvOp(const NodeInfo& node)

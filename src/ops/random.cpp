@@ -26,13 +26,13 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind { kUniform, kNormal, kBernoulli, kMultinomial };
+enum class RandomKind { kUniform, kNormal, kBernoulli, kMultinomial };
 
-Kind kind_of(const std::string& op) {
-  if (op == "RandomUniform" || op == "RandomUniformLike") return Kind::kUniform;
-  if (op == "RandomNormal" || op == "RandomNormalLike") return Kind::kNormal;
-  if (op == "Bernoulli") return Kind::kBernoulli;
-  return Kind::kMultinomial;
+RandomKind random_kind_of(const std::string& op) {
+  if (op == "RandomUniform" || op == "RandomUniformLike") return RandomKind::kUniform;
+  if (op == "RandomNormal" || op == "RandomNormalLike") return RandomKind::kNormal;
+  if (op == "Bernoulli") return RandomKind::kBernoulli;
+  return RandomKind::kMultinomial;
 }
 
 // Uniform doubles in [0, 1) and standard normals from a seeded mt19937_64.
@@ -52,36 +52,36 @@ class Generator {
 class RandomOp final : public Op {
  public:
   explicit RandomOp(const NodeInfo& node)
-      : kind_(kind_of(node.op_type())),
+      : kind_(random_kind_of(node.op_type())),
         like_(node.op_type().ends_with("Like") || node.op_type() == "Bernoulli"),
         has_seed_(node.has_attr("seed")),
         seed_(node.attr_float("seed", 0)),
-        low_(node.attr_float(kind_ == Kind::kNormal ? "mean" : "low", 0)),
-        high_(node.attr_float(kind_ == Kind::kNormal ? "scale" : "high", 1)),
+        low_(node.attr_float(kind_ == RandomKind::kNormal ? "mean" : "low", 0)),
+        high_(node.attr_float(kind_ == RandomKind::kNormal ? "scale" : "high", 1)),
         sample_size_(node.attr_int("sample_size", 1)) {
     if (node.has_attr("dtype")) {
       const int64_t type = node.attr_int("dtype", 0);
       if (!dtype_from_onnx(int(type), &dtype_) || !type_allowed(dtype_))
         fail("attribute 'dtype' {} is not a type {} produces", type, node.op_type());
-    } else if (kind_ == Kind::kMultinomial) {
+    } else if (kind_ == RandomKind::kMultinomial) {
       dtype_ = DType::kI32;
     } else if (!like_) {
       dtype_ = DType::kF32;
     }
-    if (!like_ && kind_ != Kind::kMultinomial) {
+    if (!like_ && kind_ != RandomKind::kMultinomial) {
       if (!node.has_attr("shape")) fail("required attribute 'shape' is missing");
       shape_ = node.attr_ints("shape");
       for (int64_t d : shape_)
         if (d < 0) fail("attribute 'shape' has a negative dimension {}", d);
     }
-    if (kind_ == Kind::kUniform && !(low_ <= high_))
+    if (kind_ == RandomKind::kUniform && !(low_ <= high_))
       fail("attribute 'low' {} is above 'high' {}", low_, high_);
-    if (kind_ == Kind::kMultinomial && sample_size_ < 1)
+    if (kind_ == RandomKind::kMultinomial && sample_size_ < 1)
       fail("attribute 'sample_size' must be positive, got {}", sample_size_);
   }
 
   void infer(InferContext& ctx) const override {
-    if (kind_ == Kind::kMultinomial) {
+    if (kind_ == RandomKind::kMultinomial) {
       const Meta& x = ctx.input(0);
       if (!is_float(x.dtype))
         fail("input has dtype {}; a float type is needed", dtype_name(x.dtype));
@@ -92,7 +92,7 @@ class RandomOp final : public Op {
     }
     if (!like_) return ctx.set_output(0, dtype_, Shape::of(shape_));
     const Meta& x = ctx.input(0);
-    if (kind_ == Kind::kBernoulli && !is_float(x.dtype))
+    if (kind_ == RandomKind::kBernoulli && !is_float(x.dtype))
       fail("input has dtype {}; probabilities must be a float type", dtype_name(x.dtype));
     const DType out = dtype_ != DType::kUndefined ? dtype_ : x.dtype;
     if (!type_allowed(out))
@@ -102,10 +102,10 @@ class RandomOp final : public Op {
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
     switch (kind_) {
-      case Kind::kUniform: return elementwise_cost(ctx, 2);
-      case Kind::kNormal: return elementwise_cost(ctx, 6);
-      case Kind::kBernoulli: return elementwise_cost(ctx, 1);
-      case Kind::kMultinomial: break;
+      case RandomKind::kUniform: return elementwise_cost(ctx, 2);
+      case RandomKind::kNormal: return elementwise_cost(ctx, 6);
+      case RandomKind::kBernoulli: return elementwise_cost(ctx, 1);
+      case RandomKind::kMultinomial: break;
     }
     // Exp and add per class, then a binary search over the classes per sample.
     Cost c = elementwise_cost(ctx, 0);
@@ -121,16 +121,16 @@ class RandomOp final : public Op {
   void run(KernelContext& ctx) const override {
     Generator gen(has_seed_ ? uint64_t(std::bit_cast<uint32_t>(seed_)) : std::random_device{}());
     Tensor& y = ctx.output(0);
-    if (kind_ == Kind::kMultinomial) return multinomial(ctx.input(0), y, gen);
+    if (kind_ == RandomKind::kMultinomial) return multinomial(ctx.input(0), y, gen);
     std::vector<double> p;
-    if (kind_ == Kind::kBernoulli) p = ctx.input(0).to_double();
+    if (kind_ == RandomKind::kBernoulli) p = ctx.input(0).to_double();
     const auto fill = [&]<class T>(Type<T>) {
       T* out = y.data<T>();
       for (int64_t i = 0; i < y.numel(); ++i) {
         double v;
-        if (kind_ == Kind::kUniform)
+        if (kind_ == RandomKind::kUniform)
           v = low_ + (high_ - low_) * gen.uniform();
-        else if (kind_ == Kind::kNormal)
+        else if (kind_ == RandomKind::kNormal)
           v = low_ + high_ * gen.normal();
         else
           v = gen.uniform() < p[size_t(i)] ? 1 : 0;
@@ -143,8 +143,8 @@ class RandomOp final : public Op {
 
  private:
   bool type_allowed(DType t) const {
-    if (kind_ == Kind::kMultinomial) return t == DType::kI32 || t == DType::kI64;
-    if (kind_ == Kind::kBernoulli) return is_float(t) || is_integer(t) || t == DType::kBool;
+    if (kind_ == RandomKind::kMultinomial) return t == DType::kI32 || t == DType::kI64;
+    if (kind_ == RandomKind::kBernoulli) return is_float(t) || is_integer(t) || t == DType::kBool;
     return is_float(t);
   }
 
@@ -177,7 +177,7 @@ class RandomOp final : public Op {
     });
   }
 
-  Kind kind_;
+  RandomKind kind_;
   bool like_;
   bool has_seed_;
   float seed_;

@@ -10,10 +10,6 @@ namespace strata::ops {
 
 namespace {
 
-// Outputs up to this many elements are computed during shape inference (they are usually shape
-// arithmetic that later rules want to read); larger ones are filled when run.
-constexpr int64_t kMaxFoldedElements = 1024;
-
 // Opset 11 types, plus float16 and bfloat16 that later opsets add.
 bool is_range_dtype(DType dtype) {
   return is_float(dtype) || dtype == DType::kI16 || dtype == DType::kI32 || dtype == DType::kI64;

@@ -12,19 +12,19 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind { kL1, kL2, kLogSum, kLogSumExp, kMax, kMean, kMin, kProd, kSum, kSumSquare };
+enum class ReduceKind { kL1, kL2, kLogSum, kLogSumExp, kMax, kMean, kMin, kProd, kSum, kSumSquare };
 
-Kind kind_of(const std::string& op_type) {
-  if (op_type == "ReduceL1") return Kind::kL1;
-  if (op_type == "ReduceL2") return Kind::kL2;
-  if (op_type == "ReduceLogSum") return Kind::kLogSum;
-  if (op_type == "ReduceLogSumExp") return Kind::kLogSumExp;
-  if (op_type == "ReduceMax") return Kind::kMax;
-  if (op_type == "ReduceMean") return Kind::kMean;
-  if (op_type == "ReduceMin") return Kind::kMin;
-  if (op_type == "ReduceProd") return Kind::kProd;
-  if (op_type == "ReduceSum") return Kind::kSum;
-  if (op_type == "ReduceSumSquare") return Kind::kSumSquare;
+ReduceKind reduce_kind_of(const std::string& op_type) {
+  if (op_type == "ReduceL1") return ReduceKind::kL1;
+  if (op_type == "ReduceL2") return ReduceKind::kL2;
+  if (op_type == "ReduceLogSum") return ReduceKind::kLogSum;
+  if (op_type == "ReduceLogSumExp") return ReduceKind::kLogSumExp;
+  if (op_type == "ReduceMax") return ReduceKind::kMax;
+  if (op_type == "ReduceMean") return ReduceKind::kMean;
+  if (op_type == "ReduceMin") return ReduceKind::kMin;
+  if (op_type == "ReduceProd") return ReduceKind::kProd;
+  if (op_type == "ReduceSum") return ReduceKind::kSum;
+  if (op_type == "ReduceSumSquare") return ReduceKind::kSumSquare;
   fail_internal("unknown reduction {}", op_type);
 }
 
@@ -73,24 +73,24 @@ A abs_acc(A a) {
 
 // Reduces the values that `each(f)` passes to f (`count` of them; none for an empty set).
 template <class T, class Each>
-T reduce_values(Kind kind, Each&& each, int64_t count) {
+T reduce_values(ReduceKind kind, Each&& each, int64_t count) {
   using A = acc_t<T>;
   using C = cmp_t<T>;
-  A acc = kind == Kind::kProd ? A(1) : A(0);
+  A acc = kind == ReduceKind::kProd ? A(1) : A(0);
   switch (kind) {
-    case Kind::kSum:
-    case Kind::kLogSum:
-    case Kind::kMean: each([&](T v) { acc = wrap_add(acc, to_acc(v)); }); break;
-    case Kind::kL1: each([&](T v) { acc = wrap_add(acc, abs_acc(to_acc(v))); }); break;
-    case Kind::kL2:
-    case Kind::kSumSquare:
+    case ReduceKind::kSum:
+    case ReduceKind::kLogSum:
+    case ReduceKind::kMean: each([&](T v) { acc = wrap_add(acc, to_acc(v)); }); break;
+    case ReduceKind::kL1: each([&](T v) { acc = wrap_add(acc, abs_acc(to_acc(v))); }); break;
+    case ReduceKind::kL2:
+    case ReduceKind::kSumSquare:
       each([&](T v) { acc = wrap_add(acc, wrap_mul(to_acc(v), to_acc(v))); });
       break;
-    case Kind::kProd: each([&](T v) { acc = wrap_mul(acc, to_acc(v)); }); break;
-    case Kind::kMax:
-    case Kind::kMin: {
+    case ReduceKind::kProd: each([&](T v) { acc = wrap_mul(acc, to_acc(v)); }); break;
+    case ReduceKind::kMax:
+    case ReduceKind::kMin: {
       // The empty set reduces to the identity of max/min: -inf/+inf, or the type's extremes.
-      const bool max = kind == Kind::kMax;
+      const bool max = kind == ReduceKind::kMax;
       C best;
       if constexpr (is_float_like_v<T>)
         best = max ? -INFINITY : INFINITY;
@@ -102,7 +102,7 @@ T reduce_values(Kind kind, Each&& each, int64_t count) {
       });
       return T(best);
     }
-    case Kind::kLogSumExp: {
+    case ReduceKind::kLogSumExp: {
       double top = -INFINITY;
       each([&](T v) { top = std::max(top, double(v)); });
       const double shift = std::isfinite(top) ? top : 0;  // subtract the max for stability
@@ -111,9 +111,9 @@ T reduce_values(Kind kind, Each&& each, int64_t count) {
       return saturate_cast<T>(shift + std::log(sum));
     }
   }
-  if (kind == Kind::kL2) return saturate_cast<T>(std::sqrt(double(acc)));
-  if (kind == Kind::kLogSum) return saturate_cast<T>(std::log(double(acc)));
-  if (kind == Kind::kMean) {
+  if (kind == ReduceKind::kL2) return saturate_cast<T>(std::sqrt(double(acc)));
+  if (kind == ReduceKind::kLogSum) return saturate_cast<T>(std::log(double(acc)));
+  if (kind == ReduceKind::kMean) {
     if constexpr (is_float_like_v<T>)
       return from_acc<T>(acc / double(count));  // empty: NaN
     else
@@ -123,7 +123,7 @@ T reduce_values(Kind kind, Each&& each, int64_t count) {
 }
 
 template <class T>
-void reduce_kernel(Kind kind, const Tensor& in, const std::vector<bool>& reduced_mask,
+void reduce_kernel(ReduceKind kind, const Tensor& in, const std::vector<bool>& reduced_mask,
                    Tensor& out) {
   OffsetWalk kept, reduced;
   int64_t stride = 1;
@@ -146,10 +146,10 @@ void reduce_kernel(Kind kind, const Tensor& in, const std::vector<bool>& reduced
 
 class ReduceOp final : public Op {
  public:
-  explicit ReduceOp(const NodeInfo& node) : kind_(kind_of(node.op_type())) {
+  explicit ReduceOp(const NodeInfo& node) : kind_(reduce_kind_of(node.op_type())) {
     keepdims_ = node.attr_int("keepdims", 1) != 0;
     // axes moved from an attribute to an optional input: ReduceSum in opset 13, the rest in 18.
-    const int64_t axes_input_since = kind_ == Kind::kSum ? 13 : 18;
+    const int64_t axes_input_since = kind_ == ReduceKind::kSum ? 13 : 18;
     axes_from_input_ = node.opset() >= axes_input_since;
     if (axes_from_input_ && node.has_attr("axes"))
       fail("attribute 'axes' is not allowed from opset {}; axes is the second input",
@@ -178,13 +178,15 @@ class ReduceOp final : public Op {
   std::optional<Cost> cost(const CostContext& ctx) const override {
     double per_input = 1, per_output = 0;
     switch (kind_) {
-      case Kind::kL1:
-      case Kind::kSumSquare: per_input = 2; break;                  // abs/square, add
-      case Kind::kL2: per_input = 2, per_output = 1; break;         // square, add; sqrt
-      case Kind::kLogSum: per_output = 1; break;                    // add; log
-      case Kind::kMean: per_output = 1; break;                      // add; divide
-      case Kind::kLogSumExp: per_input = 4, per_output = 2; break;  // max, sub, exp, add; log, add
-      default: break;                                               // one add/mul/compare
+      case ReduceKind::kL1:
+      case ReduceKind::kSumSquare: per_input = 2; break;           // abs/square, add
+      case ReduceKind::kL2: per_input = 2, per_output = 1; break;  // square, add; sqrt
+      case ReduceKind::kLogSum: per_output = 1; break;             // add; log
+      case ReduceKind::kMean: per_output = 1; break;               // add; divide
+      case ReduceKind::kLogSumExp:
+        per_input = 4, per_output = 2;
+        break;         // max, sub, exp, add; log, add
+      default: break;  // one add/mul/compare
     }
     Cost c = data_movement_cost(ctx);
     c.flops = per_input * ctx.numel_in(0) + per_output * ctx.numel_out(0);
@@ -202,7 +204,7 @@ class ReduceOp final : public Op {
 
  private:
   void check_dtype(DType dtype) const {
-    const bool max_or_min = kind_ == Kind::kMax || kind_ == Kind::kMin;
+    const bool max_or_min = kind_ == ReduceKind::kMax || kind_ == ReduceKind::kMin;
     if (!is_float(dtype) && !is_integer(dtype) && !(max_or_min && dtype == DType::kBool))
       fail("input does not support dtype {}", dtype_name(dtype));
   }
@@ -216,7 +218,7 @@ class ReduceOp final : public Op {
     return mask;
   }
 
-  Kind kind_;
+  ReduceKind kind_;
   bool keepdims_ = true;
   bool axes_from_input_ = false;
   bool noop_with_empty_axes_ = false;

@@ -21,6 +21,10 @@ template <class T>
 using acc_t = std::conditional_t<is_float_like_v<T>, double,
                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
+// The matrix products (MatMul, Gemm) accumulate this many columns of an output row at once, in a
+// stack buffer of acc_t: no allocation while running.
+inline constexpr int64_t kColumnBlock = 256;
+
 // Values are compared (max, min, sorting) in this type: exact for every T, and one with
 // infinities and NaN for the float types.
 template <class T>

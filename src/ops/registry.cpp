@@ -12,12 +12,12 @@ namespace strata::ops {
 #undef STRATA_OP
 
 namespace {
-struct Entry {
+struct OpEntry {
   std::string_view type;
   OpFactory factory;
 };
 
-constexpr Entry kEntries[] = {
+constexpr OpEntry kOpEntries[] = {
 #define STRATA_OP(type, family) {#type, &make_##family},
 #include "ops/op_list.inc"
 #undef STRATA_OP
@@ -25,7 +25,7 @@ constexpr Entry kEntries[] = {
 }  // namespace
 
 OpFactory find_op(std::string_view op_type) {
-  for (const Entry& e : kEntries)
+  for (const OpEntry& e : kOpEntries)
     if (e.type == op_type) return e.factory;
   return nullptr;
 }
@@ -33,7 +33,7 @@ OpFactory find_op(std::string_view op_type) {
 const std::vector<std::string_view>& supported_ops() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
-    for (const Entry& e : kEntries) v.push_back(e.type);
+    for (const OpEntry& e : kOpEntries) v.push_back(e.type);
     return v;
   }();
   return names;

@@ -20,7 +20,7 @@ namespace strata::ops {
 
 namespace {
 
-enum class Mode { kNearest, kLinear, kCubic };
+enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class Policy { kStretch, kNotLarger, kNotSmaller };
 
 // How one axis is resized: its lengths and the scale its coordinates map with.
@@ -103,11 +103,11 @@ class ResizeOp final : public Op {
     }
     const std::string mode = node.attr_string("mode", "nearest");
     if (mode == "nearest") {
-      mode_ = Mode::kNearest;
+      mode_ = ResizeMode::kNearest;
     } else if (mode == "linear") {
-      mode_ = Mode::kLinear;
+      mode_ = ResizeMode::kLinear;
     } else if (mode == "cubic" && opset_ >= 11) {
-      mode_ = Mode::kCubic;
+      mode_ = ResizeMode::kCubic;
     } else {
       fail("attribute 'mode' '{}' is not supported in opset {}", mode, opset_);
     }
@@ -150,8 +150,8 @@ class ResizeOp final : public Op {
 
   void infer(InferContext& ctx) const override {
     const DType dtype = ctx.dtype(0);
-    const bool supported =
-        mode_ == Mode::kNearest ? visit_all(dtype, [](auto) {}) : visit_numeric(dtype, [](auto) {});
+    const bool supported = mode_ == ResizeMode::kNearest ? visit_all(dtype, [](auto) {})
+                                                         : visit_numeric(dtype, [](auto) {});
     if (!supported) fail("does not support dtype {} in this mode", dtype_name(dtype));
     const std::vector<double> scales = target_scales(ctx);
     const bool sizes_given = opset_ >= 11 && ctx.has_input(3) && !(ctx.shape(3).numel() == Dim(0));
@@ -170,9 +170,9 @@ class ResizeOp final : public Op {
     int64_t resized = 0;
     for (int64_t d = 0; d < ctx.input(0).shape.rank(); ++d)
       if (ctx.input(0).shape[d].value() != ctx.output(0).shape[d].value()) ++resized;
-    const double taps = mode_ == Mode::kNearest  ? 0
-                        : mode_ == Mode::kLinear ? std::pow(2.0, double(resized))
-                                                 : std::pow(4.0, double(resized));
+    const double taps = mode_ == ResizeMode::kNearest  ? 0
+                        : mode_ == ResizeMode::kLinear ? std::pow(2.0, double(resized))
+                                                       : std::pow(4.0, double(resized));
     return elementwise_cost(ctx, 2 * taps);
   }
 
@@ -377,7 +377,7 @@ class ResizeOp final : public Op {
         continue;
       }
       all[size_t(x)] =
-          mode_ == Mode::kNearest
+          mode_ == ResizeMode::kNearest
               ? std::vector<std::pair<int64_t, double>>{{clamp_index(nearest_index(at), in_length),
                                                          1.0}}
               : filter_taps(at, axis.scale, in_length);
@@ -417,14 +417,14 @@ class ResizeOp final : public Op {
       ratio = 1;
     }
     const double stretch = antialias_ ? std::min(scale, 1.0) : 1.0;
-    const double support = mode_ == Mode::kLinear ? 1.0 : 2.0;
+    const double support = mode_ == ResizeMode::kLinear ? 1.0 : 2.0;
     const int64_t first = int64_t(std::floor(-support / stretch)) + 1;
     std::vector<std::pair<int64_t, double>> taps;
     double sum = 0;
     for (int64_t i = first; i < 2 - first; ++i) {
       const double distance = stretch * (double(i) - ratio);
-      double w = mode_ == Mode::kLinear ? std::max(0.0, 1 - std::abs(distance))
-                                        : cubic_kernel(distance, cubic_a_);
+      double w = mode_ == ResizeMode::kLinear ? std::max(0.0, 1 - std::abs(distance))
+                                              : cubic_kernel(distance, cubic_a_);
       const double index = base + double(i);
       if (exclude_outside_ && (index < 0 || index >= double(in_length))) w = 0;
       sum += w;
@@ -486,7 +486,7 @@ class ResizeOp final : public Op {
 
   int64_t opset_;
   std::vector<double> attr_scales_;  // Upsample before opset 9
-  Mode mode_ = Mode::kNearest;
+  ResizeMode mode_ = ResizeMode::kNearest;
   std::string transform_;
   std::string nearest_mode_;
   float cubic_a_ = -0.75f;

@@ -19,7 +19,7 @@ namespace strata::ops {
 
 namespace {
 
-enum Mode : int64_t { kLeq, kLt, kGte, kGt, kEq, kNeq, kMember };
+enum NodeMode : int64_t { kLeq, kLt, kGte, kGt, kEq, kNeq, kMember };
 enum Aggregate : int64_t { kAverage, kSum, kMin, kMax };
 
 class TreeEnsembleOp final : public Op {

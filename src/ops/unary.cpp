@@ -22,7 +22,7 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind {
+enum class UnaryKind {
   kAbs,
   kAcos,
   kAcosh,
@@ -59,45 +59,45 @@ enum class Kind {
 // The element types an op accepts (from the ONNX type constraints).
 enum class Types { kFloat, kSignedOrFloat, kNumeric, kBool, kInteger };
 
-struct Spec {
+struct UnarySpec {
   std::string_view op_type;
-  Kind kind;
+  UnaryKind kind;
   Types types;
   double flops;
 };
 
-constexpr Spec kSpecs[] = {
-    {"Abs", Kind::kAbs, Types::kNumeric, 1},
-    {"Acos", Kind::kAcos, Types::kFloat, 1},
-    {"Acosh", Kind::kAcosh, Types::kFloat, 1},
-    {"Asin", Kind::kAsin, Types::kFloat, 1},
-    {"Asinh", Kind::kAsinh, Types::kFloat, 1},
-    {"Atan", Kind::kAtan, Types::kFloat, 1},
-    {"Atanh", Kind::kAtanh, Types::kFloat, 1},
-    {"BitwiseNot", Kind::kBitwiseNot, Types::kInteger, 1},
-    {"Cosh", Kind::kCosh, Types::kFloat, 1},
-    {"Mish", Kind::kMish, Types::kFloat, 5},
-    {"Sinh", Kind::kSinh, Types::kFloat, 1},
-    {"Ceil", Kind::kCeil, Types::kFloat, 1},
-    {"Cos", Kind::kCos, Types::kFloat, 1},
-    {"Erf", Kind::kErf, Types::kNumeric, 1},
-    {"Exp", Kind::kExp, Types::kFloat, 1},
-    {"Floor", Kind::kFloor, Types::kFloat, 1},
-    {"IsNaN", Kind::kIsNaN, Types::kFloat, 1},
-    {"Log", Kind::kLog, Types::kFloat, 1},
-    {"Neg", Kind::kNeg, Types::kSignedOrFloat, 1},
-    {"Not", Kind::kNot, Types::kBool, 1},
-    {"Reciprocal", Kind::kReciprocal, Types::kFloat, 1},
-    {"Relu", Kind::kRelu, Types::kSignedOrFloat, 1},
-    {"Round", Kind::kRound, Types::kFloat, 1},
-    {"Sigmoid", Kind::kSigmoid, Types::kFloat, 4},
-    {"Sign", Kind::kSign, Types::kNumeric, 1},
-    {"Sin", Kind::kSin, Types::kFloat, 1},
-    {"Softplus", Kind::kSoftplus, Types::kFloat, 3},
-    {"Softsign", Kind::kSoftsign, Types::kFloat, 3},
-    {"Sqrt", Kind::kSqrt, Types::kFloat, 1},
-    {"Tan", Kind::kTan, Types::kFloat, 1},
-    {"Tanh", Kind::kTanh, Types::kFloat, 1},
+constexpr UnarySpec kUnarySpecs[] = {
+    {"Abs", UnaryKind::kAbs, Types::kNumeric, 1},
+    {"Acos", UnaryKind::kAcos, Types::kFloat, 1},
+    {"Acosh", UnaryKind::kAcosh, Types::kFloat, 1},
+    {"Asin", UnaryKind::kAsin, Types::kFloat, 1},
+    {"Asinh", UnaryKind::kAsinh, Types::kFloat, 1},
+    {"Atan", UnaryKind::kAtan, Types::kFloat, 1},
+    {"Atanh", UnaryKind::kAtanh, Types::kFloat, 1},
+    {"BitwiseNot", UnaryKind::kBitwiseNot, Types::kInteger, 1},
+    {"Cosh", UnaryKind::kCosh, Types::kFloat, 1},
+    {"Mish", UnaryKind::kMish, Types::kFloat, 5},
+    {"Sinh", UnaryKind::kSinh, Types::kFloat, 1},
+    {"Ceil", UnaryKind::kCeil, Types::kFloat, 1},
+    {"Cos", UnaryKind::kCos, Types::kFloat, 1},
+    {"Erf", UnaryKind::kErf, Types::kNumeric, 1},
+    {"Exp", UnaryKind::kExp, Types::kFloat, 1},
+    {"Floor", UnaryKind::kFloor, Types::kFloat, 1},
+    {"IsNaN", UnaryKind::kIsNaN, Types::kFloat, 1},
+    {"Log", UnaryKind::kLog, Types::kFloat, 1},
+    {"Neg", UnaryKind::kNeg, Types::kSignedOrFloat, 1},
+    {"Not", UnaryKind::kNot, Types::kBool, 1},
+    {"Reciprocal", UnaryKind::kReciprocal, Types::kFloat, 1},
+    {"Relu", UnaryKind::kRelu, Types::kSignedOrFloat, 1},
+    {"Round", UnaryKind::kRound, Types::kFloat, 1},
+    {"Sigmoid", UnaryKind::kSigmoid, Types::kFloat, 4},
+    {"Sign", UnaryKind::kSign, Types::kNumeric, 1},
+    {"Sin", UnaryKind::kSin, Types::kFloat, 1},
+    {"Softplus", UnaryKind::kSoftplus, Types::kFloat, 3},
+    {"Softsign", UnaryKind::kSoftsign, Types::kFloat, 3},
+    {"Sqrt", UnaryKind::kSqrt, Types::kFloat, 1},
+    {"Tan", UnaryKind::kTan, Types::kFloat, 1},
+    {"Tanh", UnaryKind::kTanh, Types::kFloat, 1},
 };
 
 bool accepts(Types types, DType t) {
@@ -164,12 +164,12 @@ C softplus(C v) {
 
 class UnaryOp final : public Op {
  public:
-  explicit UnaryOp(const Spec& spec) : spec_(spec) {}
+  explicit UnaryOp(const UnarySpec& spec) : spec_(spec) {}
 
   void infer(InferContext& ctx) const override {
     const Meta& x = ctx.input(0);
     if (!accepts(spec_.types, x.dtype)) fail("does not support dtype {}", dtype_name(x.dtype));
-    ctx.set_output(0, spec_.kind == Kind::kIsNaN ? DType::kBool : x.dtype, x.shape);
+    ctx.set_output(0, spec_.kind == UnaryKind::kIsNaN ? DType::kBool : x.dtype, x.shape);
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
@@ -181,57 +181,60 @@ class UnaryOp final : public Op {
     Tensor& y = ctx.output(0);
     constexpr Types kFloat = Types::kFloat;
     switch (spec_.kind) {
-      case Kind::kAbs: return map_unary<Types::kNumeric>(x, y, [](auto v) { return abs_value(v); });
-      case Kind::kAcos: return map_unary<kFloat>(x, y, [](auto v) { return std::acos(v); });
-      case Kind::kAcosh: return map_unary<kFloat>(x, y, [](auto v) { return std::acosh(v); });
-      case Kind::kAsin: return map_unary<kFloat>(x, y, [](auto v) { return std::asin(v); });
-      case Kind::kAsinh: return map_unary<kFloat>(x, y, [](auto v) { return std::asinh(v); });
-      case Kind::kAtan: return map_unary<kFloat>(x, y, [](auto v) { return std::atan(v); });
-      case Kind::kAtanh: return map_unary<kFloat>(x, y, [](auto v) { return std::atanh(v); });
-      case Kind::kCosh: return map_unary<kFloat>(x, y, [](auto v) { return std::cosh(v); });
-      case Kind::kBitwiseNot:
+      case UnaryKind::kAbs:
+        return map_unary<Types::kNumeric>(x, y, [](auto v) { return abs_value(v); });
+      case UnaryKind::kAcos: return map_unary<kFloat>(x, y, [](auto v) { return std::acos(v); });
+      case UnaryKind::kAcosh: return map_unary<kFloat>(x, y, [](auto v) { return std::acosh(v); });
+      case UnaryKind::kAsin: return map_unary<kFloat>(x, y, [](auto v) { return std::asin(v); });
+      case UnaryKind::kAsinh: return map_unary<kFloat>(x, y, [](auto v) { return std::asinh(v); });
+      case UnaryKind::kAtan: return map_unary<kFloat>(x, y, [](auto v) { return std::atan(v); });
+      case UnaryKind::kAtanh: return map_unary<kFloat>(x, y, [](auto v) { return std::atanh(v); });
+      case UnaryKind::kCosh: return map_unary<kFloat>(x, y, [](auto v) { return std::cosh(v); });
+      case UnaryKind::kBitwiseNot:
         return map_unary<Types::kInteger>(x, y, [](auto v) { return decltype(v)(~v); });
-      case Kind::kMish:
+      case UnaryKind::kMish:
         return map_unary<kFloat>(x, y, [](auto v) { return v * std::tanh(softplus(v)); });
-      case Kind::kSinh: return map_unary<kFloat>(x, y, [](auto v) { return std::sinh(v); });
-      case Kind::kCeil: return map_unary<kFloat>(x, y, [](auto v) { return std::ceil(v); });
-      case Kind::kCos: return map_unary<kFloat>(x, y, [](auto v) { return std::cos(v); });
-      case Kind::kErf:  // integers go through double: erf(double(v)) is -1, 0 or 1 after truncation
+      case UnaryKind::kSinh: return map_unary<kFloat>(x, y, [](auto v) { return std::sinh(v); });
+      case UnaryKind::kCeil: return map_unary<kFloat>(x, y, [](auto v) { return std::ceil(v); });
+      case UnaryKind::kCos: return map_unary<kFloat>(x, y, [](auto v) { return std::cos(v); });
+      case UnaryKind::kErf:  // integers go through double: erf(double(v)) is -1, 0 or 1 after
+                             // truncation
         return map_unary<Types::kNumeric>(x, y, [](auto v) { return std::erf(v); });
-      case Kind::kExp: return map_unary<kFloat>(x, y, [](auto v) { return std::exp(v); });
-      case Kind::kFloor: return map_unary<kFloat>(x, y, [](auto v) { return std::floor(v); });
-      case Kind::kIsNaN:
+      case UnaryKind::kExp: return map_unary<kFloat>(x, y, [](auto v) { return std::exp(v); });
+      case UnaryKind::kFloor: return map_unary<kFloat>(x, y, [](auto v) { return std::floor(v); });
+      case UnaryKind::kIsNaN:
         visit_types<kFloat>(x.dtype(), [&]<class T>(Type<T>) {
           broadcast_map(
               y.data<bool>(), y.shape(), [](auto v) { return std::isnan(v); }, operand<T>(x));
         });
         return;
-      case Kind::kLog: return map_unary<kFloat>(x, y, [](auto v) { return std::log(v); });
-      case Kind::kNeg:
+      case UnaryKind::kLog: return map_unary<kFloat>(x, y, [](auto v) { return std::log(v); });
+      case UnaryKind::kNeg:
         return map_unary<Types::kSignedOrFloat>(x, y, [](auto v) { return wrap_neg(v); });
-      case Kind::kNot: return map_unary<Types::kBool>(x, y, [](bool v) { return !v; });
-      case Kind::kReciprocal:
+      case UnaryKind::kNot: return map_unary<Types::kBool>(x, y, [](bool v) { return !v; });
+      case UnaryKind::kReciprocal:
         return map_unary<kFloat>(x, y, [](auto v) { return decltype(v)(1) / v; });
-      case Kind::kRelu:
+      case UnaryKind::kRelu:
         return map_unary<Types::kSignedOrFloat>(
             x, y, [](auto v) { return v > decltype(v)(0) ? v : decltype(v)(0); });
-      case Kind::kRound:  // nearbyint in the default rounding mode rounds half to even
+      case UnaryKind::kRound:  // nearbyint in the default rounding mode rounds half to even
         return map_unary<kFloat>(x, y, [](auto v) { return std::nearbyint(v); });
-      case Kind::kSigmoid:
+      case UnaryKind::kSigmoid:
         return map_unary<kFloat>(x, y, [](auto v) { return 1 / (1 + std::exp(-v)); });
-      case Kind::kSign: return map_unary<Types::kNumeric>(x, y, [](auto v) { return sign_of(v); });
-      case Kind::kSin: return map_unary<kFloat>(x, y, [](auto v) { return std::sin(v); });
-      case Kind::kSoftplus: return map_unary<kFloat>(x, y, [](auto v) { return softplus(v); });
-      case Kind::kSoftsign:
+      case UnaryKind::kSign:
+        return map_unary<Types::kNumeric>(x, y, [](auto v) { return sign_of(v); });
+      case UnaryKind::kSin: return map_unary<kFloat>(x, y, [](auto v) { return std::sin(v); });
+      case UnaryKind::kSoftplus: return map_unary<kFloat>(x, y, [](auto v) { return softplus(v); });
+      case UnaryKind::kSoftsign:
         return map_unary<kFloat>(x, y, [](auto v) { return v / (1 + std::abs(v)); });
-      case Kind::kSqrt: return map_unary<kFloat>(x, y, [](auto v) { return std::sqrt(v); });
-      case Kind::kTan: return map_unary<kFloat>(x, y, [](auto v) { return std::tan(v); });
-      case Kind::kTanh: return map_unary<kFloat>(x, y, [](auto v) { return std::tanh(v); });
+      case UnaryKind::kSqrt: return map_unary<kFloat>(x, y, [](auto v) { return std::sqrt(v); });
+      case UnaryKind::kTan: return map_unary<kFloat>(x, y, [](auto v) { return std::tan(v); });
+      case UnaryKind::kTanh: return map_unary<kFloat>(x, y, [](auto v) { return std::tanh(v); });
     }
   }
 
  private:
-  const Spec& spec_;
+  const UnarySpec& spec_;
 };
 
 class IsInfOp final : public Op {
@@ -269,7 +272,7 @@ class IsInfOp final : public Op {
 
 std::unique_ptr<Op> make_unary(const NodeInfo& node) {
   if (node.op_type() == "IsInf") return std::make_unique<IsInfOp>(node);
-  for (const Spec& spec : kSpecs)
+  for (const UnarySpec& spec : kUnarySpecs)
     if (spec.op_type == node.op_type()) return std::make_unique<UnaryOp>(spec);
   fail_internal("make_unary called for op type {}", node.op_type());
 }

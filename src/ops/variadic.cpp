@@ -16,7 +16,7 @@ namespace strata::ops {
 
 namespace {
 
-enum class Kind { kMax, kMean, kMin, kSum };
+enum class VariadicKind { kMax, kMean, kMin, kSum };
 
 // Accumulator type: double for every float type, the type itself for integers.
 template <class T>
@@ -41,13 +41,13 @@ class VariadicOp final : public Op {
   explicit VariadicOp(const NodeInfo& node) {
     const std::string& type = node.op_type();
     if (type == "Max")
-      kind_ = Kind::kMax;
+      kind_ = VariadicKind::kMax;
     else if (type == "Mean")
-      kind_ = Kind::kMean;
+      kind_ = VariadicKind::kMean;
     else if (type == "Min")
-      kind_ = Kind::kMin;
+      kind_ = VariadicKind::kMin;
     else if (type == "Sum")
-      kind_ = Kind::kSum;
+      kind_ = VariadicKind::kSum;
     else
       fail_internal("make_variadic called for op type {}", type);
   }
@@ -60,14 +60,14 @@ class VariadicOp final : public Op {
         fail("input {} has dtype {}, but input 0 is {}", i, dtype_name(ctx.dtype(i)),
              dtype_name(dtype));
     // Mean is defined for floats only; Max, Min and Sum for every numeric type.
-    const bool supported = is_float(dtype) || (kind_ != Kind::kMean && is_integer(dtype));
+    const bool supported = is_float(dtype) || (kind_ != VariadicKind::kMean && is_integer(dtype));
     if (!supported) fail("does not support dtype {}", dtype_name(dtype));
     ctx.set_output(0, dtype, broadcast_input_shapes(ctx));
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
     const double n = double(ctx.num_inputs());
-    return elementwise_cost(ctx, kind_ == Kind::kMean ? n : n - 1);
+    return elementwise_cost(ctx, kind_ == VariadicKind::kMean ? n : n - 1);
   }
 
   void run(KernelContext& ctx) const override {
@@ -81,16 +81,20 @@ class VariadicOp final : public Op {
       for (size_t i = 1; i < ctx.num_inputs(); ++i) {
         const Operand<T> in = operand<T>(ctx.input(i));
         switch (kind_) {
-          case Kind::kMax: broadcast_map(acc.data(), y.shape(), maximum<A>, acc_operand, in); break;
-          case Kind::kMin: broadcast_map(acc.data(), y.shape(), minimum<A>, acc_operand, in); break;
-          case Kind::kMean:
-          case Kind::kSum:
+          case VariadicKind::kMax:
+            broadcast_map(acc.data(), y.shape(), maximum<A>, acc_operand, in);
+            break;
+          case VariadicKind::kMin:
+            broadcast_map(acc.data(), y.shape(), minimum<A>, acc_operand, in);
+            break;
+          case VariadicKind::kMean:
+          case VariadicKind::kSum:
             broadcast_map(acc.data(), y.shape(), wrap_add<A>, acc_operand, in);
             break;
         }
       }
       const A count = A(ctx.num_inputs());
-      if (kind_ == Kind::kMean)
+      if (kind_ == VariadicKind::kMean)
         broadcast_map(
             y.data<T>(), y.shape(), [count](A v) { return v / count; }, acc_operand);
       else
@@ -101,7 +105,7 @@ class VariadicOp final : public Op {
   }
 
  private:
-  Kind kind_ = Kind::kSum;
+  VariadicKind kind_ = VariadicKind::kSum;
 };
 
 }  // namespace

@@ -14,14 +14,14 @@ namespace strata::ops {
 
 namespace {
 
-enum class Window { kHann, kHamming, kBlackman };
+enum class WindowFunction { kHann, kHamming, kBlackman };
 
 class WindowOp final : public Op {
  public:
   explicit WindowOp(const NodeInfo& node)
-      : window_(node.op_type() == "HannWindow"      ? Window::kHann
-                : node.op_type() == "HammingWindow" ? Window::kHamming
-                                                    : Window::kBlackman),
+      : window_(node.op_type() == "HannWindow"      ? WindowFunction::kHann
+                : node.op_type() == "HammingWindow" ? WindowFunction::kHamming
+                                                    : WindowFunction::kBlackman),
         periodic_(node.attr_int("periodic", 1) != 0) {
     const int64_t type = node.attr_int("output_datatype", 1);
     if (!dtype_from_onnx(int(type), &dtype_) || (!is_float(dtype_) && !is_integer(dtype_)))
@@ -37,7 +37,7 @@ class WindowOp final : public Op {
   }
 
   std::optional<Cost> cost(const CostContext& ctx) const override {
-    Cost c = elementwise_cost(ctx, window_ == Window::kBlackman ? 7 : 4);
+    Cost c = elementwise_cost(ctx, window_ == WindowFunction::kBlackman ? 7 : 4);
     return c;
   }
 
@@ -50,9 +50,9 @@ class WindowOp final : public Op {
         const double angle = n_total > 0 ? 2 * std::numbers::pi * double(n) / n_total : 0;
         double v = 0;
         switch (window_) {
-          case Window::kHann: v = 0.5 - 0.5 * std::cos(angle); break;
-          case Window::kHamming: v = 25.0 / 46 - 21.0 / 46 * std::cos(angle); break;
-          case Window::kBlackman:
+          case WindowFunction::kHann: v = 0.5 - 0.5 * std::cos(angle); break;
+          case WindowFunction::kHamming: v = 25.0 / 46 - 21.0 / 46 * std::cos(angle); break;
+          case WindowFunction::kBlackman:
             v = 0.42 - 0.5 * std::cos(angle) + 0.08 * std::cos(2 * angle);
             break;
         }
@@ -62,7 +62,7 @@ class WindowOp final : public Op {
   }
 
  private:
-  Window window_;
+  WindowFunction window_;
   bool periodic_;
   DType dtype_ = DType::kF32;
 };

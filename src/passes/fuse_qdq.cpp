@@ -11,10 +11,6 @@ namespace strata::passes {
 
 namespace {
 
-bool is_8_bit(DType t) {
-  return t == DType::kU8 || t == DType::kI8;
-}
-
 int64_t int_attribute(const ir::Node& node, const char* name, int64_t fallback) {
   const auto it = node.attributes.find(name);
   return it == node.attributes.end() ? fallback : it->second.i;

@@ -17,16 +17,12 @@
 #include "analyzer/analyze.h"
 #include "onnx/loader.h"
 #include "ops/internal_ops.h"
+#include "testutil/test_files.h"
 
 namespace strata::analyzer {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path data_root() {
-  if (const char* env = std::getenv("STRATA_ONNX_TESTS")) return env;
-  return fs::path(STRATA_SOURCE_DIR) / ".." / "shared" / "onnx-tests";
-}
 
 struct Counts {
   int models = 0, compared = 0, unsupported = 0, unreadable = 0, onnx_failed = 0;
@@ -126,7 +122,7 @@ void check_model(const fs::path& file, const std::string& name, Counts& c) {
 }
 
 void run_suite(const std::string& suite) {
-  const fs::path root = data_root() / suite;
+  const fs::path root = test::onnx_tests_root() / suite;
   if (!fs::is_directory(root))
     GTEST_SKIP() << "ONNX test data not found at " << root
                  << " (it lives in ../shared/onnx-tests; set STRATA_ONNX_TESTS to point elsewhere)";

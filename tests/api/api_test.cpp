@@ -6,14 +6,15 @@
 #include <string>
 
 #include "api/error_of.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 TEST(PublicApi, ModelDescribesItsInputsAndOutputs) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   ASSERT_EQ(model.inputs().size(), 1u);
   EXPECT_EQ(model.inputs()[0].name, "image");
   EXPECT_EQ(model.inputs()[0].type_string(), "float32[1,3,32,32]");
@@ -23,7 +24,7 @@ TEST(PublicApi, ModelDescribesItsInputsAndOutputs) {
 }
 
 TEST(PublicApi, RunGivesSoftmaxProbabilitiesAndFollowsTheSeed) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   in.seed = 5;
   const NamedArrays a = run(model, in);
@@ -40,7 +41,7 @@ TEST(PublicApi, RunGivesSoftmaxProbabilitiesAndFollowsTheSeed) {
 }
 
 TEST(PublicApi, SessionRunsGivenArraysAndChecksTheirShape) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   in.arrays["image"] = Array(DType::kF32, {1, 3, 32, 32});
   const NamedArrays inputs = bind_inputs(model, in);
@@ -60,7 +61,7 @@ TEST(PublicApi, SessionRunsGivenArraysAndChecksTheirShape) {
 }
 
 TEST(PublicApi, BadInputsNameWhatIsWrong) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   in.arrays["nope"] = Array(DType::kF32, {1});
   EXPECT_NE(error_of([&] { bind_inputs(model, in); }).find("no input named 'nope'"),
@@ -71,14 +72,15 @@ TEST(PublicApi, BadInputsNameWhatIsWrong) {
             "input 'image' is int32 but the model expects float32");
   EXPECT_NE(error_of([&] { run(model, {}, {.layout = "diagonal"}); }).find("--layout"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { Model::load(kTiny + ".missing"); }).find(".missing"), std::string::npos);
+  EXPECT_NE(error_of([&] { Model::load(kExampleModel + ".missing"); }).find(".missing"),
+            std::string::npos);
   EXPECT_NE(error_of([] { Array(DType::kUndefined, {2}); }).find("undefined"), std::string::npos);
   EXPECT_NE(error_of([] { Array::copy_of(DType::kString, {1}, "", 0); }).find("strings()"),
             std::string::npos);
 }
 
 TEST(PublicApi, ProfileHasARecordPerExecutedNode) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   ProfileOptions options;
   options.iterations = 3;
@@ -104,7 +106,7 @@ TEST(PublicApi, ProfileHasARecordPerExecutedNode) {
 }
 
 TEST(PublicApi, AnalysisTotalsAreTheSumOfItsNodes) {
-  const Analysis a = analyze(kTiny);
+  const Analysis a = analyze(kExampleModel);
   ASSERT_TRUE(a.totals().flops.has_value());
   double flops = 0;
   int64_t params = 0;
@@ -117,11 +119,11 @@ TEST(PublicApi, AnalysisTotalsAreTheSumOfItsNodes) {
   EXPECT_NE(a.render().find("FLOPs"), std::string::npos);
   AnalysisOptions options;
   options.dims["N"] = -1;
-  EXPECT_EQ(error_of([&] { analyze(kTiny, options); }), "dim N: -1 is not a size");
+  EXPECT_EQ(error_of([&] { analyze(kExampleModel, options); }), "dim N: -1 is not a size");
 }
 
 TEST(PublicApi, CompareAgainstReferenceKernelsAgrees) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const Comparison c = compare_runs(model, inputs, "reference");
   EXPECT_TRUE(c.agree());

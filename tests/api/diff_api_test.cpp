@@ -3,14 +3,15 @@
 #include <strata/strata.h>
 
 #include "api/error_of.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 Profile profile_of_tiny() {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   ProfileOptions options;
   options.iterations = 6;
   return profile(model, bind_inputs(model, {}), options);

@@ -10,14 +10,15 @@
 
 #include "api/error_of.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 TEST(PlanApi, SummarisesThePassesAndTheMemoryOfThePlan) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const PlanSummary plan = Session(model, inputs).plan();
   size_t fused = 0;
@@ -43,7 +44,7 @@ TEST(PlanApi, SummarisesThePassesAndTheMemoryOfThePlan) {
 }
 
 TEST(PlanApi, StepsNameTheNodesAFusedNodeStandsForAndInPlaceBuffers) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const std::vector<StepInfo> steps = Session(model, inputs).steps();
   ASSERT_FALSE(steps.empty());
@@ -71,7 +72,7 @@ TEST(PlanApi, StepsNameTheNodesAFusedNodeStandsForAndInPlaceBuffers) {
 }
 
 TEST(PlanApi, OutputsAreTheLastRunsAndNeedARun) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions a, b;
   b.seed = 1;
   const NamedArrays in_a = bind_inputs(model, a), in_b = bind_inputs(model, b);
@@ -89,7 +90,7 @@ TEST(PlanApi, OutputsAreTheLastRunsAndNeedARun) {
 }
 
 TEST(PlanApi, AClonedSessionComputesTheSameOutputs) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   SessionOptions options;
   options.threads = 1;
@@ -105,7 +106,7 @@ TEST(PlanApi, AClonedSessionComputesTheSameOutputs) {
 }
 
 TEST(PlanApi, DumpAllWritesEveryValueAndSummarisesThem) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   Session session(model, inputs);
   test::TempDir dir;

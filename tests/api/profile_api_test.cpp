@@ -10,16 +10,17 @@
 #include <vector>
 
 #include "api/error_of.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 namespace fs = std::filesystem;
 
 // A folder of two input files for tiny_resnet's image (seeds 1 and 2), written by Session::pack.
 std::string image_folder() {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const std::string root = testing::TempDir() + "/profile_api_sets";
   fs::remove_all(root);
   fs::create_directories(root + "/images");
@@ -36,7 +37,7 @@ std::string image_folder() {
 }
 
 TEST(ProfileApi, AFolderGivesOneInputSetPerFileProfiledRoundRobin) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   in.sources = {"image=" + image_folder()};
   const std::vector<NamedArrays> sets = bind_input_sets(model, in);
@@ -58,7 +59,7 @@ TEST(ProfileApi, AFolderGivesOneInputSetPerFileProfiledRoundRobin) {
 }
 
 TEST(ProfileApi, FirstNonFiniteNamesTheNode) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   Array image(DType::kF32, {1, 3, 32, 32});
   image.data<float>()[0] = std::numeric_limits<float>::infinity();

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "testutil/test_files.h"
+
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 // The phases a ProgressFn was told of, each once, in order.
 struct Phases {
@@ -25,7 +27,7 @@ TEST(ProgressApi, AnalysisTellsOfLoadThenAnalysis) {
   Phases phases;
   AnalysisOptions options;
   options.progress = phases.fn();
-  analyze(kTiny, options);
+  analyze(kExampleModel, options);
   EXPECT_EQ(phases.seen, (std::vector<std::string>{"load", "analysis"}));
 }
 

@@ -10,14 +10,15 @@
 #include <vector>
 
 #include "api/error_of.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 TEST(SessionApi, BoundInputsSayWhereTheyCameFromAndWarnOfNaN) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   in.seed = 7;
   EXPECT_EQ(bind_inputs(model, in)[0].origin, "random (seed 7)");
@@ -47,7 +48,7 @@ TEST(SessionApi, LoadAndPrepareTellOfTheirProgress) {
   const ProgressFn progress = [&phases](const char* phase, int64_t, int64_t) {
     if (phases.empty() || phases.back() != phase) phases.push_back(phase);
   };
-  const Model model = Model::load(kTiny, progress);
+  const Model model = Model::load(kExampleModel, progress);
   const NamedArrays inputs = bind_inputs(model, {});
   SessionOptions options;
   options.progress = progress;
@@ -56,7 +57,7 @@ TEST(SessionApi, LoadAndPrepareTellOfTheirProgress) {
 }
 
 TEST(SessionApi, FastRunKeepsItsChoicesInTheAlgoCache) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const std::string cache = testing::TempDir() + "/session_api_algo_cache.json";
   std::filesystem::remove(cache);
@@ -77,7 +78,7 @@ TEST(SessionApi, FastRunKeepsItsChoicesInTheAlgoCache) {
 }
 
 TEST(SessionApi, PackWritesATestCaseThatRunsAgain) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const std::string dir = testing::TempDir() + "/session_api_case";
   std::filesystem::remove_all(dir);
@@ -100,7 +101,7 @@ TEST(SessionApi, PackWritesATestCaseThatRunsAgain) {
 }
 
 TEST(SessionApi, ComparisonReportFitsAWidth) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   CompareOptions options;
   options.fit.width = 60;

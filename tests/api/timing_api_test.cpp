@@ -8,11 +8,12 @@
 
 #include "api/error_of.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 
 TEST(TimingApi, LatencySummaryIsNumpys) {
   const LatencySummary s = summarize_latency({4, 1, 3, 2});
@@ -29,7 +30,7 @@ TEST(TimingApi, LatencySummaryIsNumpys) {
 }
 
 TEST(TimingApi, CountsRunsPerStreamRoundRobinOverInputSets) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions other;
   other.seed = 3;
   const std::vector<NamedArrays> sets = {bind_inputs(model, {}), bind_inputs(model, other)};
@@ -60,7 +61,7 @@ TEST(TimingApi, CountsRunsPerStreamRoundRobinOverInputSets) {
 }
 
 TEST(TimingApi, ADurationRunsUntilItHasPassed) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   Session session(model, inputs);
   TimingOptions options;
@@ -73,7 +74,7 @@ TEST(TimingApi, ADurationRunsUntilItHasPassed) {
 }
 
 TEST(TimingApi, TooFewRunsAreWarnedAbout) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   Session session(model, inputs);
   TimingOptions options;
@@ -84,7 +85,7 @@ TEST(TimingApi, TooFewRunsAreWarnedAbout) {
 }
 
 TEST(TimingApi, BadOptionsAndInputsAreOneSentence) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   Session session(model, inputs);
   TimingOptions none;

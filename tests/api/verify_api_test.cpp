@@ -12,11 +12,12 @@
 #include <vector>
 
 #include "api/error_of.h"
+#include "testutil/test_files.h"
 
 namespace strata {
 namespace {
 
-const std::string kTiny = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
+using test::kExampleModel;
 const std::string kExpected = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet_expected";
 
 std::string fresh_dir(const std::string& name) {
@@ -26,12 +27,12 @@ std::string fresh_dir(const std::string& name) {
 }
 
 TEST(VerifyApi, ATestCaseFolderIsFoundAndItsDataRead) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays inputs = bind_inputs(model, {});
   const std::string dir = fresh_dir("verify_api_case");
   Session(model, inputs).pack(dir, inputs);
 
-  EXPECT_FALSE(find_test_case(kTiny).has_value());  // a model file
+  EXPECT_FALSE(find_test_case(kExampleModel).has_value());  // a model file
   const std::optional<TestCase> found = find_test_case(dir);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->model, dir + "/model.onnx");
@@ -53,7 +54,7 @@ TEST(VerifyApi, ATestCaseFolderIsFoundAndItsDataRead) {
 }
 
 TEST(VerifyApi, TestDataWarnsOfNaNAndNamesAMissingFolder) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   InputOptions in;
   Array image(DType::kF32, {1, 3, 32, 32});
   image.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
@@ -71,7 +72,7 @@ TEST(VerifyApi, TestDataWarnsOfNaNAndNamesAMissingFolder) {
 }
 
 TEST(VerifyApi, OutputsAreComparedByNameWithTheTolerance) {
-  const Model model = Model::load(kTiny);
+  const Model model = Model::load(kExampleModel);
   const NamedArrays expected = read_expected_outputs(model, kExpected);
   ASSERT_EQ(expected.size(), 1u);
   EXPECT_EQ(expected[0].name, "probabilities");
@@ -99,8 +100,9 @@ TEST(VerifyApi, OutputsAreComparedByNameWithTheTolerance) {
   EXPECT_NE(c[0].problem.find("shape"), std::string::npos) << c[0].problem;
   EXPECT_NE(error_of([&] { verify_outputs({}, expected); }).find("'probabilities'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { read_expected_outputs(model, kTiny + ".nowhere"); }).find("nowhere"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_expected_outputs(model, kExampleModel + ".nowhere"); }).find("nowhere"),
+      std::string::npos);
 }
 
 TEST(VerifyApi, FilesAreWrittenWholeAndNamedAfterValues) {

@@ -6,11 +6,10 @@
 #include "testutil/cli_util.h"
 #include "testutil/control_flow_models.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
-
-const std::string kExampleModel = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
 
 // y = x[N,64] · W[64,32]: 2048·N MACs.
 std::string matmul_model(const TempDir& dir) {

@@ -11,13 +11,11 @@
 #include "runtime/verify.h"
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kExampleImage = kExampleDir + "/pattern.ppm";
 const std::string kExampleExpected = kExampleDir + "/tiny_resnet_expected";
 
 const std::vector<std::string> kQuick = {"--iter", "2", "--warmup", "0"};

@@ -12,15 +12,13 @@
 #include "io/npy.h"
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kImage = kExampleDir + "/pattern.ppm";
 const std::string kWrongConv = "/layer1/layer1.1/conv1/Conv";
 
 std::vector<std::string> quick(std::vector<std::string> a) {
@@ -36,7 +34,7 @@ nlohmann::json index_of(const TempDir& dir, const std::string& dump) {
 // looks like.
 std::string wrong_weight_model(const TempDir& dir) {
   onnx::ModelProto model;
-  std::ifstream in(kModel, std::ios::binary);
+  std::ifstream in(kExampleModel, std::ios::binary);
   EXPECT_TRUE(model.ParseFromIstream(&in));
   std::string weight;
   for (const onnx::NodeProto& node : model.graph().node())
@@ -72,8 +70,8 @@ std::string divide_model(const TempDir& dir) {
 
 TEST(DebugCli, DumpAllWritesEveryNodeOutputAndAnIndex) {
   TempDir dir;
-  const CliResult r =
-      run_strata(dir, quick({"run", kModel, "-i", kImage, "--dump-all", dir.path("dump")}));
+  const CliResult r = run_strata(
+      dir, quick({"run", kExampleModel, "-i", kExampleImage, "--dump-all", dir.path("dump")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   const nlohmann::json index = index_of(dir, "dump");
   EXPECT_EQ(index["format"], "strata-dump");
@@ -95,8 +93,8 @@ TEST(DebugCli, DumpAllWritesEveryNodeOutputAndAnIndex) {
       EXPECT_EQ(t.shape(), out["shape"].get<std::vector<int64_t>>()) << out["name"];
     }
   // The last value is the model's output, as --dump-outputs writes it.
-  const CliResult o =
-      run_strata(dir, quick({"run", kModel, "-i", kImage, "--dump-outputs", dir.path("out")}));
+  const CliResult o = run_strata(
+      dir, quick({"run", kExampleModel, "-i", kExampleImage, "--dump-outputs", dir.path("out")}));
   ASSERT_EQ(o.code, 0) << describe(o);
   EXPECT_EQ(io::read_npy(dir.path("dump/probabilities.npy")).to_double(),
             io::read_npy(dir.path("out/probabilities.npy")).to_double());
@@ -104,14 +102,15 @@ TEST(DebugCli, DumpAllWritesEveryNodeOutputAndAnIndex) {
 
 TEST(DebugCli, NoOptimizeDumpsEveryOnnxNodeAndTheFilesLineUp) {
   TempDir dir;
-  ASSERT_EQ(
-      run_strata(dir, quick({"run", kModel, "-i", kImage, "--dump-all", dir.path("fused")})).code,
-      0);
-  const CliResult r = run_strata(
-      dir, quick({"run", kModel, "-i", kImage, "--no-optimize", "--dump-all", dir.path("all")}));
+  ASSERT_EQ(run_strata(dir, quick({"run", kExampleModel, "-i", kExampleImage, "--dump-all",
+                                   dir.path("fused")}))
+                .code,
+            0);
+  const CliResult r = run_strata(dir, quick({"run", kExampleModel, "-i", kExampleImage,
+                                             "--no-optimize", "--dump-all", dir.path("all")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   onnx::ModelProto model;
-  std::ifstream in(kModel, std::ios::binary);
+  std::ifstream in(kExampleModel, std::ios::binary);
   ASSERT_TRUE(model.ParseFromIstream(&in));
   const nlohmann::json index = index_of(dir, "all");
   ASSERT_EQ(index["nodes"].size(), size_t(model.graph().node_size()));
@@ -127,8 +126,8 @@ TEST(DebugCli, NoOptimizeDumpsEveryOnnxNodeAndTheFilesLineUp) {
 
 TEST(DebugCli, IoDumpWritesOneLineOfFiguresPerValue) {
   TempDir dir;
-  const CliResult r =
-      run_strata(dir, quick({"run", kModel, "-i", kImage, "--io-dump", dir.path("io.txt")}));
+  const CliResult r = run_strata(
+      dir, quick({"run", kExampleModel, "-i", kExampleImage, "--io-dump", dir.path("io.txt")}));
   ASSERT_EQ(r.code, 0) << describe(r);
   const std::string text = read_text(dir.path("io.txt"));
   EXPECT_NE(text.find("FusedConv '/stem/stem.0/Conv' (fused from /stem/stem.0/Conv, "
@@ -145,10 +144,11 @@ TEST(DebugCli, IoDumpWritesOneLineOfFiguresPerValue) {
 
 TEST(DebugCli, CompareOfAgreeingDumpsExitsZero) {
   TempDir dir;
-  ASSERT_EQ(
-      run_strata(dir, quick({"run", kModel, "-i", kImage, "--dump-all", dir.path("fast")})).code,
-      0);
-  ASSERT_EQ(run_strata(dir, quick({"run", kModel, "-i", kImage, "--reference-kernels",
+  ASSERT_EQ(run_strata(dir, quick({"run", kExampleModel, "-i", kExampleImage, "--dump-all",
+                                   dir.path("fast")}))
+                .code,
+            0);
+  ASSERT_EQ(run_strata(dir, quick({"run", kExampleModel, "-i", kExampleImage, "--reference-kernels",
                                    "--no-optimize", "--dump-all", dir.path("ref")}))
                 .code,
             0);
@@ -171,13 +171,13 @@ TEST(DebugCli, CompareFindsTheLayerWithTheWrongWeight) {
   TempDir dir;
   const std::string wrong = wrong_weight_model(dir);
   // Dumps with the graph passes on (convolutions fused with their ReLUs) and off.
-  for (const std::string& model : {kModel, wrong})
+  for (const std::string& model : {kExampleModel, wrong})
     for (const char* opt : {"--layout=auto", "--no-optimize"}) {
-      const std::string name = std::string(model == kModel ? "good" : "bad") + opt;
-      ASSERT_EQ(
-          run_strata(dir, quick({"run", model, "-i", kImage, opt, "--dump-all", dir.path(name)}))
-              .code,
-          0);
+      const std::string name = std::string(model == kExampleModel ? "good" : "bad") + opt;
+      ASSERT_EQ(run_strata(dir, quick({"run", model, "-i", kExampleImage, opt, "--dump-all",
+                                       dir.path(name)}))
+                    .code,
+                0);
     }
   auto first_divergent = [&](const std::string& a, const std::string& b) {
     const CliResult r = run_strata(dir, {"compare", dir.path(a), dir.path(b)});
@@ -192,8 +192,8 @@ TEST(DebugCli, CompareFindsTheLayerWithTheWrongWeight) {
   EXPECT_EQ(first_divergent("bad--no-optimize", "good--layout=auto"), fused);
   EXPECT_EQ(first_divergent("good--layout=auto", "bad--no-optimize"), fused);
   // The same from a model and a saved dump in one command.
-  const CliResult r =
-      run_strata(dir, {"compare", wrong, "-i", kImage, "--against", dir.path("good--no-optimize")});
+  const CliResult r = run_strata(
+      dir, {"compare", wrong, "-i", kExampleImage, "--against", dir.path("good--no-optimize")});
   EXPECT_EQ(r.code, 1) << describe(r);
   EXPECT_EQ(line_starting(r.out, "first divergent node:"),
             "first divergent node: " + kWrongConv + " (FusedConv)")
@@ -203,18 +203,21 @@ TEST(DebugCli, CompareFindsTheLayerWithTheWrongWeight) {
 TEST(DebugCli, CompareAgainstOtherConfigurations) {
   TempDir dir;
   for (const char* against : {"reference", "nchw", "nhwc", "threads=2"}) {
-    const CliResult r = run_strata(dir, {"compare", kModel, "-i", kImage, "--against", against});
+    const CliResult r =
+        run_strata(dir, {"compare", kExampleModel, "-i", kExampleImage, "--against", against});
     EXPECT_EQ(r.code, 0) << against << "\n" << describe(r);
     EXPECT_NE(r.out.find("all values agree"), std::string::npos) << describe(r);
   }
-  const CliResult r = run_strata(dir, {"compare", kModel, "-i", kImage, "--against", "reference",
-                                       "--rtol", "0", "--atol", "0"});
+  const CliResult r = run_strata(dir, {"compare", kExampleModel, "-i", kExampleImage, "--against",
+                                       "reference", "--rtol", "0", "--atol", "0"});
   EXPECT_EQ(r.code, 1) << "fast and reference kernels round differently\n" << describe(r);
 }
 
 TEST(DebugCli, CompareBadInputExitsTwo) {
   TempDir dir;
-  ASSERT_EQ(run_strata(dir, quick({"run", kModel, "-i", kImage, "--dump-all", dir.path("a")})).code,
+  ASSERT_EQ(run_strata(dir, quick({"run", kExampleModel, "-i", kExampleImage, "--dump-all",
+                                   dir.path("a")}))
+                .code,
             0);
   ASSERT_EQ(run_strata(dir, quick({"run", divide_model(dir), "-i", "x=[1,2,3]", "-i", "y=[1,1,1]",
                                    "--dump-all", dir.path("other")}))
@@ -243,7 +246,7 @@ TEST(DebugCli, CompareBadInputExitsTwo) {
   expect_bad_input(run_strata(dir, {"compare", dir.path("a"), dir.path("nowhere")}),
                    {"nowhere", "no such dump"});
   expect_bad_input(run_strata(dir, {"compare", dir.path("a")}), {"two dumps"});
-  expect_bad_input(run_strata(dir, {"compare", kModel, "--against", "fastest"}),
+  expect_bad_input(run_strata(dir, {"compare", kExampleModel, "--against", "fastest"}),
                    {"fastest", "neither reference"});
 }
 
@@ -251,7 +254,8 @@ TEST(DebugCli, CompareBadInputExitsTwo) {
 
 TEST(DebugCli, PackedCaseRunsAndVerifies) {
   TempDir dir;
-  const CliResult p = run_strata(dir, {"pack", kModel, "-i", kImage, "-o", dir.path("case")});
+  const CliResult p =
+      run_strata(dir, {"pack", kExampleModel, "-i", kExampleImage, "-o", dir.path("case")});
   ASSERT_EQ(p.code, 0) << describe(p);
   EXPECT_TRUE(fs::exists(dir.path("case/model.onnx")));
   EXPECT_TRUE(fs::exists(dir.path("case/test_data_set_0/input_0.pb")));
@@ -271,8 +275,9 @@ TEST(DebugCli, PackedCaseRunsAndVerifies) {
   EXPECT_EQ(m.code, 1) << describe(m);
   EXPECT_NE(line_starting(m.out, "verify").find("MISMATCH"), std::string::npos) << describe(m);
 
-  expect_bad_input(run_strata(dir, {"pack", kModel, "-i", kImage, "-o", dir.path("case")}),
-                   {"already holds a test case"});
+  expect_bad_input(
+      run_strata(dir, {"pack", kExampleModel, "-i", kExampleImage, "-o", dir.path("case")}),
+      {"already holds a test case"});
   dir.mkdir("empty");
   expect_bad_input(run_strata(dir, quick({"run", dir.path("empty")})), {"empty", "model.onnx"});
 }

@@ -9,17 +9,12 @@
 
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
 using nlohmann::json;
-
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data/";
-const std::string kProfileA = kDataDir + "small_profile.json";
-const std::string kProfileB = kDataDir + "small_profile_b.json";
 
 std::string chromium_path() {
   if (const char* env = std::getenv("STRATA_CHROMIUM")) return env;
@@ -115,16 +110,16 @@ TEST(HtmlReportCli, ProfilePageRendersEveryView) {
 TEST(HtmlReportCli, ReportAndDiffPagesRender) {
   TempDir dir;
   const std::string report_page = dir.path("report.html"), diff_page = dir.path("diff.html");
-  CliResult r = run_strata(dir, {"report", kProfileA, "--html", report_page});
+  CliResult r = run_strata(dir, {"report", kSmallProfile, "--html", report_page});
   ASSERT_EQ(r.code, 0) << describe(r);
-  r = run_strata(dir, {"diff", kProfileA, kProfileB, "--html", diff_page});
+  r = run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--html", diff_page});
   ASSERT_EQ(r.code, 0) << describe(r);
   expect_self_contained(read_text(report_page));
   expect_self_contained(read_text(diff_page));
   REQUIRE_CHROMIUM();
   const std::string report_dom = rendered_dom(dir, report_page);
   expect_rendered(report_dom, "profile");
-  EXPECT_NE(report_dom.find("<td class=\"left\">" + top_node(kProfileA) + "</td>"),
+  EXPECT_NE(report_dom.find("<td class=\"left\">" + top_node(kSmallProfile) + "</td>"),
             std::string::npos);
   // A profile from before per-step arena figures: the memory view says so instead of a chart.
   EXPECT_NE(report_dom.find("no per-step arena figures"), std::string::npos);
@@ -165,7 +160,7 @@ TEST(HtmlReportCli, AScriptErrorLeavesAMarker) {
   // The check above must be able to fail: a page whose data the script cannot read.
   TempDir dir;
   const std::string page = dir.path("report.html");
-  ASSERT_EQ(run_strata(dir, {"report", kProfileA, "--html", page}).code, 0);
+  ASSERT_EQ(run_strata(dir, {"report", kSmallProfile, "--html", page}).code, 0);
   std::string html = read_text(page);
   const size_t end = html.find("}</script>");  // the end of the data: a later key wins
   ASSERT_NE(end, std::string::npos);
@@ -179,8 +174,9 @@ TEST(HtmlReportCli, AScriptErrorLeavesAMarker) {
 TEST(HtmlReportCli, UnwritablePathIsBadInput) {
   TempDir dir;
   const std::string page = dir.path("missing/dir/report.html");
-  expect_bad_input(run_strata(dir, {"report", kProfileA, "--html", page}), {page});
-  expect_bad_input(run_strata(dir, {"diff", kProfileA, kProfileB, "--html", page}), {page});
+  expect_bad_input(run_strata(dir, {"report", kSmallProfile, "--html", page}), {page});
+  expect_bad_input(run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--html", page}),
+                   {page});
   expect_bad_input(run_strata(dir, {"analyze", kExampleModel, "--html", page}), {page});
 }
 

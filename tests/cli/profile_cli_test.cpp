@@ -8,15 +8,13 @@
 #include "testutil/cli_util.h"
 #include "testutil/control_flow_models.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
 using nlohmann::json;
 
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kExampleImage = kExampleDir + "/pattern.ppm";
 constexpr int kIterations = 3;
 
 // A quick profile of the example: few iterations, no machine peaks (they take a second to measure).

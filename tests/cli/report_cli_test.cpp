@@ -10,27 +10,24 @@
 #include "report/views.h"
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data/";
-const std::string kProfileA = kDataDir + "small_profile.json";
-const std::string kProfileB = kDataDir + "small_profile_b.json";
-
 TEST(ReportCli, DefaultViewsMatchTheLibrary) {
   TempDir dir;
-  const CliResult r = run_strata(dir, {"report", kProfileA});
+  const CliResult r = run_strata(dir, {"report", kSmallProfile});
   ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_EQ(r.out, report::render_views(report::read_profile(kProfileA), {}));
+  EXPECT_EQ(r.out, report::render_views(report::read_profile(kSmallProfile), {}));
   EXPECT_EQ(r.err, "");
 }
 
 TEST(ReportCli, ViewOptionsReachTheViews) {
   TempDir dir;
   const CliResult r = run_strata(
-      dir, {"report", kProfileA, "--by", "node,scope", "--order-by", "flops", "--type", "Conv,Relu",
-            "--min-time", "0.45", "--name", "layer1", "--depth", "2", "--top", "1"});
+      dir, {"report", kSmallProfile, "--by", "node,scope", "--order-by", "flops", "--type",
+            "Conv,Relu", "--min-time", "0.45", "--name", "layer1", "--depth", "2", "--top", "1"});
   ASSERT_EQ(r.code, 0) << describe(r);
   report::ViewOptions o;
   o.views = {report::View::kNodes, report::View::kScopes};
@@ -40,11 +37,12 @@ TEST(ReportCli, ViewOptionsReachTheViews) {
   o.name_regex = "layer1";
   o.depth = 2;
   o.top = 1;
-  EXPECT_EQ(r.out, report::render_views(report::read_profile(kProfileA), o));
+  EXPECT_EQ(r.out, report::render_views(report::read_profile(kSmallProfile), o));
   EXPECT_NE(r.out.find("nodes by flops: 1 of 1 node selected of 8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("/layer1/layer1.0/conv1/Conv"), std::string::npos) << r.out;
 
-  const CliResult all = run_strata(dir, {"report", kProfileA, "--by", "all", "--order", "allocs"});
+  const CliResult all =
+      run_strata(dir, {"report", kSmallProfile, "--by", "all", "--order", "allocs"});
   ASSERT_EQ(all.code, 0) << describe(all);
   EXPECT_NE(all.out.find("scopes by allocs"), std::string::npos) << all.out;
   EXPECT_NE(all.out.find("op types by allocs"), std::string::npos) << all.out;
@@ -56,44 +54,45 @@ TEST(ReportCli, BadProfilesAndOptionsExitTwo) {
                    {"none.json", "cannot open"});
   const std::string text = dir.write("text.json", "hello");
   expect_bad_input(run_strata(dir, {"report", text}), {"text.json", "not a JSON file"});
-  nlohmann::json j = nlohmann::json::parse(read_text(kProfileA));
+  nlohmann::json j = nlohmann::json::parse(read_text(kSmallProfile));
   j["schema_version"] = 99;
   const std::string future = dir.write("future.json", j.dump());
   expect_bad_input(run_strata(dir, {"report", future}),
                    {"future.json", "schema_version 99 is newer than this strata reads"});
-  j = nlohmann::json::parse(read_text(kProfileA));
+  j = nlohmann::json::parse(read_text(kSmallProfile));
   j["nodes"][6]["op_type"] = 5;
   const std::string mistyped = dir.write("mistyped.json", j.dump());
   expect_bad_input(run_strata(dir, {"report", mistyped}),
                    {"mistyped.json", "field 'nodes[6].op_type' should be a string, not a number"});
-  expect_bad_input(run_strata(dir, {"report", kProfileA, "--order-by", "speed"}), {"speed"});
-  expect_bad_input(run_strata(dir, {"report", kProfileA, "--by", "tree"}), {"tree"});
-  expect_bad_input(run_strata(dir, {"report", kProfileA, "--name", "(x"}),
+  expect_bad_input(run_strata(dir, {"report", kSmallProfile, "--order-by", "speed"}), {"speed"});
+  expect_bad_input(run_strata(dir, {"report", kSmallProfile, "--by", "tree"}), {"tree"});
+  expect_bad_input(run_strata(dir, {"report", kSmallProfile, "--name", "(x"}),
                    {"--name '(x' is not a valid regular expression"});
-  expect_bad_input(run_strata(dir, {"report", kProfileA, "--min-time", "-1"}), {"--min-time"});
+  expect_bad_input(run_strata(dir, {"report", kSmallProfile, "--min-time", "-1"}), {"--min-time"});
   expect_bad_input(run_strata(dir, {"report"}), {"profile"});
 }
 
 TEST(DiffCli, VerdictsMatchTheLibrary) {
   TempDir dir;
-  const CliResult r = run_strata(dir, {"diff", kProfileA, kProfileB});
+  const CliResult r = run_strata(dir, {"diff", kSmallProfile, kSmallProfileB});
   ASSERT_EQ(r.code, 0) << describe(r);
-  const report::ProfileDiff d =
-      report::diff_profiles(report::read_profile(kProfileA), report::read_profile(kProfileB));
-  EXPECT_EQ(r.out, report::render_diff(d, kProfileA, kProfileB, {}));
+  const report::ProfileDiff d = report::diff_profiles(report::read_profile(kSmallProfile),
+                                                      report::read_profile(kSmallProfileB));
+  EXPECT_EQ(r.out, report::render_diff(d, kSmallProfile, kSmallProfileB, {}));
   EXPECT_NE(line_starting(r.out, "whole run").find("faster"), std::string::npos) << r.out;
 
   const CliResult conv =
-      run_strata(dir, {"diff", kProfileA, kProfileB, "--type", "Conv", "--top", "1", "--confidence",
-                       "0.99", "--resamples", "500", "--min-change", "5"});
+      run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--type", "Conv", "--top", "1",
+                       "--confidence", "0.99", "--resamples", "500", "--min-change", "5"});
   ASSERT_EQ(conv.code, 0) << describe(conv);
   report::ViewOptions o;
   o.types = {"Conv"};
   o.top = 1;
-  EXPECT_EQ(conv.out, report::render_diff(report::diff_profiles(report::read_profile(kProfileA),
-                                                                report::read_profile(kProfileB),
-                                                                {0.99, 500, 0x5EED, 0.05}),
-                                          kProfileA, kProfileB, o));
+  EXPECT_EQ(conv.out,
+            report::render_diff(report::diff_profiles(report::read_profile(kSmallProfile),
+                                                      report::read_profile(kSmallProfileB),
+                                                      {0.99, 500, 0x5EED, 0.05}),
+                                kSmallProfile, kSmallProfileB, o));
   EXPECT_NE(conv.out.find("99% CI"), std::string::npos) << conv.out;
   EXPECT_NE(conv.out.find("beyond ±5.0%"), std::string::npos) << conv.out;
 }
@@ -101,10 +100,10 @@ TEST(DiffCli, VerdictsMatchTheLibrary) {
 TEST(DiffCli, BadInputExitsTwo) {
   TempDir dir;
   const std::string bad = dir.write("b.json", "{\"schema_version\": 1}");
-  expect_bad_input(run_strata(dir, {"diff", kProfileA, bad}),
+  expect_bad_input(run_strata(dir, {"diff", kSmallProfile, bad}),
                    {"b.json", "field 'strata_version' is missing"});
-  expect_bad_input(run_strata(dir, {"diff", kProfileA}), {"b"});
-  expect_bad_input(run_strata(dir, {"diff", kProfileA, kProfileB, "--confidence", "2"}),
+  expect_bad_input(run_strata(dir, {"diff", kSmallProfile}), {"b"});
+  expect_bad_input(run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--confidence", "2"}),
                    {"--confidence"});
 }
 

@@ -6,19 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "testutil/cli_util.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
-const std::string kExample = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(RunKernelsCli, VerboseListsPassesKernelsAndFusedNodes) {
   TempDir dir;
-  const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "--verbose"});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--iter", "1", "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "passes     fuse_qdq 0, fold_constants")) << r.out;
   EXPECT_TRUE(contains(r.out, "fuse_conv")) << r.out;
@@ -30,16 +25,16 @@ TEST(RunKernelsCli, VerboseListsPassesKernelsAndFusedNodes) {
 // The example's outputs from the reference kernels, dumped for --verify; empty when that failed.
 std::string reference_outputs(const TempDir& dir) {
   const std::string reference = dir.path("reference");
-  const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--reference-kernels",
-                                       "--dump-outputs", reference});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--iter", "1", "-q",
+                                       "--reference-kernels", "--dump-outputs", reference});
   EXPECT_EQ(r.code, 0) << r.err;
   return r.code == 0 ? reference : std::string();
 }
 
 TEST(RunKernelsCli, ReferenceKernelsAndNoOptimize) {
   TempDir dir;
-  const CliResult r = run_strata(
-      dir, {"run", kExample, "--iter", "1", "--verbose", "--reference-kernels", "--no-optimize"});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--iter", "1", "--verbose",
+                                       "--reference-kernels", "--no-optimize"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "passes     none (--no-optimize)")) << r.out;
   EXPECT_FALSE(contains(r.out, "kernel onednn:")) << r.out;
@@ -52,7 +47,7 @@ TEST(RunKernelsCli, EveryLayoutGivesTheSameOutputs) {
   ASSERT_FALSE(reference.empty());
   for (const char* layout : {"nchw", "nhwc", "blocked", "auto"}) {
     const CliResult r =
-        run_strata(dir, {"run", kExample, "--iter", "1", "-q", "--layout", layout, "--verify",
+        run_strata(dir, {"run", kExampleModel, "--iter", "1", "-q", "--layout", layout, "--verify",
                          reference, "--rtol", "1e-4", "--atol", "1e-5"});
     EXPECT_EQ(r.code, 0) << layout << ": " << r.out << r.err;
   }
@@ -60,7 +55,7 @@ TEST(RunKernelsCli, EveryLayoutGivesTheSameOutputs) {
 
 TEST(RunKernelsCli, BadLayoutIsABadInput) {
   TempDir dir;
-  const CliResult r = run_strata(dir, {"run", kExample, "--layout", "nhcw"});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--layout", "nhcw"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, "--layout must be nchw, nhwc, blocked or auto, not 'nhcw'")) << r.err;
 }
@@ -71,9 +66,9 @@ TEST(RunKernelsCli, FastRunSavesChoicesThatTheNextRunReuses) {
   ASSERT_FALSE(reference.empty());
   const std::string cache = dir.path("algo.json");
   const CliResult timed =
-      run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--fast-run", "--algo-cache",
-                       cache, "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5", "--json",
-                       dir.path("timed.json")});
+      run_strata(dir, {"run", kExampleModel, "--iter", "1", "--verbose", "--fast-run",
+                       "--algo-cache", cache, "--verify", reference, "--rtol", "1e-4", "--atol",
+                       "1e-5", "--json", dir.path("timed.json")});
   ASSERT_EQ(timed.code, 0) << timed.out << timed.err;
   EXPECT_TRUE(contains(timed.out, ": fast-run: ")) << timed.out;
   EXPECT_TRUE(contains(timed.out, " ms")) << timed.out;
@@ -83,7 +78,7 @@ TEST(RunKernelsCli, FastRunSavesChoicesThatTheNextRunReuses) {
   EXPECT_EQ(plan["kernels"][0]["reason"].get<std::string>().rfind("fast-run: ", 0), 0u);
   EXPECT_GE(plan["kernels"][0]["threads"].get<int>(), 1);
   const CliResult reused =
-      run_strata(dir, {"run", kExample, "--iter", "1", "--verbose", "--algo-cache", cache,
+      run_strata(dir, {"run", kExampleModel, "--iter", "1", "--verbose", "--algo-cache", cache,
                        "--verify", reference, "--rtol", "1e-4", "--atol", "1e-5"});
   ASSERT_EQ(reused.code, 0) << reused.out << reused.err;
   EXPECT_TRUE(contains(reused.out, ": algo cache " + cache + ": fast-run: ")) << reused.out;
@@ -93,14 +88,14 @@ TEST(RunKernelsCli, FastRunSavesChoicesThatTheNextRunReuses) {
 TEST(RunKernelsCli, AlgoCacheWithoutFastRunSaysWhenThereIsNoneYet) {
   TempDir dir;
   const std::string cache = dir.path("none.json");
-  const CliResult r = run_strata(dir, {"run", kExample, "--iter", "1", "--algo-cache", cache});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--iter", "1", "--algo-cache", cache});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, cache + ": no algo cache there yet")) << r.err;
 }
 
 TEST(RunKernelsCli, FastRunNeedsTheFastKernels) {
   TempDir dir;
-  const CliResult r = run_strata(dir, {"run", kExample, "--fast-run", "--reference-kernels"});
+  const CliResult r = run_strata(dir, {"run", kExampleModel, "--fast-run", "--reference-kernels"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, "--fast-run times fast kernels")) << r.err;
 }

@@ -8,15 +8,12 @@
 #include "io/npy.h"
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
 using nlohmann::json;
-
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kExampleImage = kExampleDir + "/pattern.ppm";
 
 // y = x * 2 for x float32 [2,3].
 std::string double_model(const TempDir& dir) {

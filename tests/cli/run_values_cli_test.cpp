@@ -11,10 +11,6 @@
 namespace strata::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // x float32[2] → Cast(to string) → text; SequenceConstruct(x, x) → pair (each when asked for)
 std::string list_model(const TempDir& dir, bool text = true, bool pair = true) {
   ModelBuilder m;

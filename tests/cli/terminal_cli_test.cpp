@@ -10,16 +10,10 @@
 #include "report/table.h"
 #include "testutil/cli_util.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
-
-const std::string kExampleDir = std::string(STRATA_SOURCE_DIR) + "/examples";
-const std::string kExampleModel = kExampleDir + "/tiny_resnet.onnx";
-const std::string kExampleImage = kExampleDir + "/pattern.ppm";
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data";
-const std::string kProfileA = kDataDir + "/small_profile.json";
-const std::string kProfileB = kDataDir + "/small_profile_b.json";
 
 bool have_script() {
   return std::system("script --version >/dev/null 2>&1") == 0;
@@ -52,8 +46,8 @@ std::vector<std::string> terminal_lines(const std::string& text) {
   return lines;
 }
 
-std::vector<std::string> profile_args(std::vector<std::string> extra = {},
-                                      const std::string& iterations = "20") {
+std::vector<std::string> terminal_profile_args(std::vector<std::string> extra = {},
+                                               const std::string& iterations = "20") {
   std::vector<std::string> a = {"profile",  kExampleModel, "-i", kExampleImage,   "--iter",
                                 iterations, "--warmup",    "1",  "--no-roofline", "--isolate"};
   a.insert(a.end(), extra.begin(), extra.end());
@@ -63,7 +57,7 @@ std::vector<std::string> profile_args(std::vector<std::string> extra = {},
 TEST(TerminalCli, ProgressLineShowsEachPhaseAndIsErased) {
   if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
   TempDir dir;
-  const CliResult r = run_in_terminal(dir, "COLUMNS=100", profile_args());
+  const CliResult r = run_in_terminal(dir, "COLUMNS=100", terminal_profile_args());
   ASSERT_EQ(r.code, 0) << r.out;
   // Each phase draws at once; updates within a phase are throttled, so the last count may not show.
   for (const char* phase : {"load", "prepare", "first run", "warm-up", "iterations ", "isolation"})
@@ -85,7 +79,7 @@ TEST(TerminalCli, TablesFitEightyColumnsAndNameWhatTheyLeaveOut) {
   if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
   TempDir dir;
   const CliResult r =
-      run_in_terminal(dir, "COLUMNS=80", profile_args({"--by", "all", "--top", "0"}));
+      run_in_terminal(dir, "COLUMNS=80", terminal_profile_args({"--by", "all", "--top", "0"}));
   ASSERT_EQ(r.code, 0) << r.out;
   const std::vector<std::string> lines = terminal_lines(r.out);
   size_t first_table = lines.size();
@@ -99,7 +93,7 @@ TEST(TerminalCli, TablesFitEightyColumnsAndNameWhatTheyLeaveOut) {
   EXPECT_NE(r.out.find("/layer1/"), std::string::npos) << r.out;  // names stay, shortened or not
 
   // --wide: every column even on the terminal.
-  const CliResult wide = run_in_terminal(dir, "COLUMNS=80", profile_args({"--wide"}, "3"));
+  const CliResult wide = run_in_terminal(dir, "COLUMNS=80", terminal_profile_args({"--wide"}, "3"));
   ASSERT_EQ(wide.code, 0) << wide.out;
   EXPECT_NE(wide.out.find("alloc bytes"), std::string::npos) << wide.out;
   EXPECT_EQ(wide.out.find("not shown to fit"), std::string::npos) << wide.out;
@@ -123,7 +117,7 @@ void expect_lines_fit(const std::string& out, const std::string& first, size_t w
 TEST(TerminalCli, DiffTablesFitEightyColumns) {
   if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
   TempDir dir;
-  const CliResult r = run_in_terminal(dir, "COLUMNS=80", {"diff", kProfileA, kProfileB});
+  const CliResult r = run_in_terminal(dir, "COLUMNS=80", {"diff", kSmallProfile, kSmallProfileB});
   ASSERT_EQ(r.code, 0) << r.out;
   expect_lines_fit(r.out, "nodes by change", 80);
   EXPECT_NE(r.out.find("not shown to fit 80 columns"), std::string::npos) << r.out;
@@ -135,24 +129,25 @@ TEST(TerminalCli, DiffTablesFitEightyColumns) {
   EXPECT_NE(r.out.find("/layer1/"), std::string::npos) << r.out;  // long names shortened, kept
 
   const CliResult wide =
-      run_in_terminal(dir, "COLUMNS=80", {"diff", kProfileA, kProfileB, "--wide"});
+      run_in_terminal(dir, "COLUMNS=80", {"diff", kSmallProfile, kSmallProfileB, "--wide"});
   ASSERT_EQ(wide.code, 0) << wide.out;
   EXPECT_NE(wide.out.find("95% CI"), std::string::npos) << wide.out;
   EXPECT_EQ(wide.out.find("not shown to fit"), std::string::npos) << wide.out;
 
-  const CliResult picked = run_strata(dir, {"diff", kProfileA, kProfileB, "--columns", "ci"});
+  const CliResult picked =
+      run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--columns", "ci"});
   ASSERT_EQ(picked.code, 0) << describe(picked);
   const std::string picked_header = line_starting(picked.out, "#  node");
   EXPECT_NE(picked_header.find("95% CI"), std::string::npos) << picked.out;
   EXPECT_EQ(picked_header.find("A ms"), std::string::npos) << picked.out;
-  expect_bad_input(run_strata(dir, {"diff", kProfileA, kProfileB, "--columns", "bogus"}),
+  expect_bad_input(run_strata(dir, {"diff", kSmallProfile, kSmallProfileB, "--columns", "bogus"}),
                    {"--columns", "'bogus'", "delta_ms"});
 }
 
 TEST(TerminalCli, LoadShowsItsElapsedTime) {
   if (!have_script()) GTEST_SKIP() << "util-linux script is not installed";
   TempDir dir;
-  const CliResult r = run_in_terminal(dir, "COLUMNS=100", profile_args({}, "2"));
+  const CliResult r = run_in_terminal(dir, "COLUMNS=100", terminal_profile_args({}, "2"));
   ASSERT_EQ(r.code, 0) << r.out;
   const size_t load = r.out.find("\rstrata: load  ");
   ASSERT_NE(load, std::string::npos) << r.out;
@@ -176,13 +171,13 @@ TEST(TerminalCli, MachineShowsProgressAndFits) {
 TEST(TerminalCli, ColumnsOptionPicksTheColumns) {
   TempDir dir;
   const CliResult r =
-      run_strata(dir, profile_args({"--columns", "median,kernel", "--top", "5"}, "3"));
+      run_strata(dir, terminal_profile_args({"--columns", "median,kernel", "--top", "5"}, "3"));
   ASSERT_EQ(r.code, 0) << describe(r);
   const std::string header = line_starting(r.out, "#  node");
   EXPECT_NE(header.find("median"), std::string::npos) << r.out;
   EXPECT_NE(header.find("kernel"), std::string::npos) << r.out;
   EXPECT_EQ(header.find("total ms"), std::string::npos) << r.out;
-  expect_bad_input(run_strata(dir, profile_args({"--columns", "median,bogus"})),
+  expect_bad_input(run_strata(dir, terminal_profile_args({"--columns", "median,bogus"})),
                    {"--columns", "'bogus'", "total_ms"});
 }
 
@@ -204,10 +199,10 @@ TEST(TerminalCli, WarningsAreColouredOnATerminalUnlessNoColor) {
 TEST(TerminalCli, PipedOutputHasNoCarriageReturnNoEscapeAndEveryColumn) {
   TempDir dir;
   for (const std::vector<std::string>& args :
-       {profile_args({"--by", "all"}),
+       {terminal_profile_args({"--by", "all"}),
         std::vector<std::string>{"run", kExampleModel, "-i", kExampleImage, "--iter", "20",
                                  "--algo-cache", dir.path("c.json")},
-        std::vector<std::string>{"diff", kProfileA, kProfileB},
+        std::vector<std::string>{"diff", kSmallProfile, kSmallProfileB},
         std::vector<std::string>{"machine", "--threads", "1", "--cache", dir.path("m.json")}}) {
     const CliResult r = run_strata(dir, args);
     ASSERT_EQ(r.code, 0) << describe(r);

@@ -1,6 +1,6 @@
 // Runs the ONNX project's backend tests (../shared/onnx-tests) and enforces the checked-in list of
-// expected passes (tests/conformance/expected_passes.txt). Compares like ONNX's runner: exact dtypes
-// and shapes, values with rtol 1e-3 / atol 1e-7.
+// expected passes (tests/conformance/expected_passes.txt). Compares like ONNX's runner: exact
+// dtypes and shapes, values with rtol 1e-3 / atol 1e-7.
 //
 // STRATA_ONNX_TESTS overrides where the data is; STRATA_CONFORMANCE_RESULTS=FILE writes every
 // test's outcome ("suite/test pass|fail|unsupported reason") to regenerate the list.
@@ -13,6 +13,7 @@
 #include <set>
 
 #include "strata_internal.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
@@ -25,11 +26,6 @@ struct Result {
   Outcome outcome;
   std::string detail;
 };
-
-fs::path data_root() {
-  if (const char* env = std::getenv("STRATA_ONNX_TESTS")) return env;
-  return fs::path(STRATA_SOURCE_DIR) / ".." / "shared" / "onnx-tests";
-}
 
 bool is_unsupported(const std::string& message) {
   return message.find("unsupported") != std::string::npos ||
@@ -74,9 +70,11 @@ Result run_light_model(const fs::path& model) {
     std::vector<Tensor> inputs;
     for (ir::ValueId id : g.inputs) {
       std::vector<int64_t> shape;
-      for (const Dim& d : g.values[size_t(id)].shape.dims()) shape.push_back(d.is_static() ? d.value() : 1);
+      for (const Dim& d : g.values[size_t(id)].shape.dims())
+        shape.push_back(d.is_static() ? d.value() : 1);
       Tensor t = Tensor::zeros(DType::kF32, shape);
-      for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = float(double(i) / double(t.numel()));
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.data<float>()[i] = float(double(i) / double(t.numel()));
       inputs.push_back(std::move(t));
     }
     std::string stem = model.stem().string();
@@ -100,7 +98,7 @@ std::set<std::string> expected_passes() {
 }
 
 void run_suite(const std::string& suite) {
-  const fs::path root = data_root() / suite;
+  const fs::path root = onnx_tests_root() / suite;
   if (!fs::is_directory(root))
     GTEST_SKIP() << "ONNX conformance data not found at " << root
                  << " (it lives in ../shared/onnx-tests; set STRATA_ONNX_TESTS to point elsewhere)";
@@ -119,34 +117,52 @@ void run_suite(const std::string& suite) {
   std::vector<std::string> regressions;
   int new_passes = 0;
   std::ofstream results;
-  if (const char* path = std::getenv("STRATA_CONFORMANCE_RESULTS")) results.open(path, std::ios::app);
+  if (const char* path = std::getenv("STRATA_CONFORMANCE_RESULTS"))
+    results.open(path, std::ios::app);
   for (const fs::path& c : cases) {
-    const std::string name = suite + "/" + (suite == "light" ? c.stem().string() : c.filename().string());
+    const std::string name =
+        suite + "/" + (suite == "light" ? c.stem().string() : c.filename().string());
     const Result r = suite == "light" ? run_light_model(c) : run_node_test(c);
     counts[r.outcome]++;
     const bool listed = expected.count(name) > 0;
     if (listed && r.outcome != Outcome::kPass) regressions.push_back(name + ": " + r.detail);
     if (!listed && r.outcome == Outcome::kPass) ++new_passes;
     if (results.is_open()) {
-      const char* word = r.outcome == Outcome::kPass ? "pass" : r.outcome == Outcome::kFail ? "fail" : "unsupported";
+      const char* word = r.outcome == Outcome::kPass   ? "pass"
+                         : r.outcome == Outcome::kFail ? "fail"
+                                                       : "unsupported";
       std::string detail = r.detail;
       for (char& ch : detail)
         if (ch == '\n') ch = ' ';
       results << name << "\t" << word << "\t" << detail << "\n";
     }
   }
-  std::printf("[conformance] %-18s %4zu tests: %4d pass, %4d fail, %4d unsupported (%d passing but not yet listed)\n",
-              suite.c_str(), cases.size(), counts[Outcome::kPass], counts[Outcome::kFail],
-              counts[Outcome::kUnsupported], new_passes);
+  std::printf(
+      "[conformance] %-18s %4zu tests: %4d pass, %4d fail, %4d unsupported (%d passing but not yet "
+      "listed)\n",
+      suite.c_str(), cases.size(), counts[Outcome::kPass], counts[Outcome::kFail],
+      counts[Outcome::kUnsupported], new_passes);
   for (const std::string& r : regressions) ADD_FAILURE() << "expected to pass: " << r;
 }
 
-TEST(Conformance, NodeV1_16_2) { run_suite("node-v1.16.2"); }
-TEST(Conformance, Node) { run_suite("node"); }
-TEST(Conformance, Simple) { run_suite("simple"); }
-TEST(Conformance, PytorchConverted) { run_suite("pytorch-converted"); }
-TEST(Conformance, PytorchOperator) { run_suite("pytorch-operator"); }
-TEST(Conformance, Light) { run_suite("light"); }
+TEST(Conformance, NodeV1_16_2) {
+  run_suite("node-v1.16.2");
+}
+TEST(Conformance, Node) {
+  run_suite("node");
+}
+TEST(Conformance, Simple) {
+  run_suite("simple");
+}
+TEST(Conformance, PytorchConverted) {
+  run_suite("pytorch-converted");
+}
+TEST(Conformance, PytorchOperator) {
+  run_suite("pytorch-operator");
+}
+TEST(Conformance, Light) {
+  run_suite("light");
+}
 
 }  // namespace
 }  // namespace strata::test

@@ -12,7 +12,7 @@ namespace strata::test {
 namespace {
 
 constexpr DType kFormats[] = {kF8E4M3FN, kF8E4M3FNUZ, kF8E5M2, kF8E5M2FNUZ};
-const double kInf = std::numeric_limits<double>::infinity();
+const double kDoubleInf = std::numeric_limits<double>::infinity();
 
 TEST(Float8, EveryBitPatternRoundTrips) {
   for (DType f : kFormats) {
@@ -58,14 +58,14 @@ TEST(Float8, RoundsToNearestEven) {
 
 TEST(Float8, SaturationFollowsTheCastTable) {
   EXPECT_EQ(float8_from_double(1e6, kF8E4M3FN, true), 0x7e);
-  EXPECT_EQ(float8_from_double(-kInf, kF8E4M3FN, true), 0xfe);
-  EXPECT_EQ(float8_from_double(kInf, kF8E4M3FNUZ, true), 0x7f);
-  EXPECT_EQ(float8_from_double(kInf, kF8E5M2, true), 0x7b);
+  EXPECT_EQ(float8_from_double(-kDoubleInf, kF8E4M3FN, true), 0xfe);
+  EXPECT_EQ(float8_from_double(kDoubleInf, kF8E4M3FNUZ, true), 0x7f);
+  EXPECT_EQ(float8_from_double(kDoubleInf, kF8E5M2, true), 0x7b);
   EXPECT_EQ(float8_from_double(470, kF8E4M3FN, false), 0x7f);  // NaN
-  EXPECT_EQ(float8_from_double(-kInf, kF8E4M3FN, false), 0xff);
-  EXPECT_EQ(float8_from_double(kInf, kF8E4M3FNUZ, false), 0x80);
+  EXPECT_EQ(float8_from_double(-kDoubleInf, kF8E4M3FN, false), 0xff);
+  EXPECT_EQ(float8_from_double(kDoubleInf, kF8E4M3FNUZ, false), 0x80);
   EXPECT_EQ(float8_from_double(-1e6, kF8E5M2, false), 0xfc);  // -inf
-  EXPECT_EQ(float8_from_double(kInf, kF8E5M2FNUZ, false), 0x80);
+  EXPECT_EQ(float8_from_double(kDoubleInf, kF8E5M2FNUZ, false), 0x80);
   EXPECT_TRUE(std::isnan(float(f8e5m2fnuz(std::nanf("")))));
 }
 
@@ -81,7 +81,7 @@ TEST(Float4, ValuesRoundingAndSaturation) {
   EXPECT_EQ(float8_from_double(0.25, kF4E2M1, true), 0x0);  // tie: to even (0)
   EXPECT_EQ(float8_from_double(-3.5, kF4E2M1, true), 0xe);  // tie: to even (-4)
   EXPECT_EQ(float8_from_double(1e6, kF4E2M1, false), 0x7);  // no infinity: always saturates
-  EXPECT_EQ(float8_from_double(-kInf, kF4E2M1, true), 0xf);
+  EXPECT_EQ(float8_from_double(-kDoubleInf, kF4E2M1, true), 0xf);
   EXPECT_EQ(float8_from_double(std::nan(""), kF4E2M1, true), 0x8);  // no NaN: the -0 pattern
   EXPECT_EQ(dtype_name(kF4E2M1), "float4e2m1");
   EXPECT_EQ(packed_bits(kF4E2M1), 4);

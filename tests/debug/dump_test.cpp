@@ -16,11 +16,10 @@
 #include "testutil/cli_util.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
-
-const std::string kExample = std::string(STRATA_SOURCE_DIR) + "/examples/tiny_resnet.onnx";
 
 // y = (x * 2 + 1) with x [2,3]; the Mul result "twice" is a value of its own.
 ir::Graph affine_graph(const TempDir& dir) {
@@ -63,7 +62,7 @@ TEST(Dump, BlockedLayoutsAreWrittenPlain) {
         << "oneDNN's 16-channel blocked (nChw16c) kernels, which this test is about, need AVX-512";
   // The example CNN runs its convolutions in nChw16c with the fast kernels: every recorded value
   // must equal the reference kernels' plain one.
-  ir::Graph g = runtime::load_model(kExample).graph;
+  ir::Graph g = runtime::load_model(kExampleModel).graph;
   passes::specialize_inputs(g, {{1, 3, 32, 32}});
   passes::optimize_graph(g);
   Tensor x = Tensor::zeros(DType::kF32, {1, 3, 32, 32});

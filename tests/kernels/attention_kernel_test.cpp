@@ -11,16 +11,13 @@
 namespace strata::test {
 namespace {
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 // A bool mask with roughly one key in four hidden, and always the first one shown (a row with
 // nothing to attend to is tested on its own).
 Tensor random_bool_mask(std::mt19937& rng, const std::vector<int64_t>& shape) {
   Tensor t = Tensor::zeros(DType::kBool, shape);
   const int64_t last = shape.back();
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<bool>()[i] = i % last == 0 || uniform(rng, 0, 3);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<bool>()[i] = i % last == 0 || random_int(rng, 0, 3);
   return t;
 }
 
@@ -34,15 +31,17 @@ TEST(AttentionKernel, RandomShapesMatchTheReference) {
   std::mt19937 rng(81);
   for (int i = 0; i < 32; ++i) {
     const bool three_d = i % 2;
-    const int64_t B = uniform(rng, 1, 2), Hkv = uniform(rng, 1, 3), Hq = Hkv * uniform(rng, 1, 3);
-    const int64_t Sq = uniform(rng, 1, 21), T = i % 3 ? Sq : uniform(rng, 1, 21);
-    const int64_t D = uniform(rng, 1, 37), Dv = i % 4 ? D : uniform(rng, 1, 37);
+    const int64_t B = random_int(rng, 1, 2), Hkv = random_int(rng, 1, 3),
+                  Hq = Hkv * random_int(rng, 1, 3);
+    const int64_t Sq = random_int(rng, 1, 21), T = i % 3 ? Sq : random_int(rng, 1, 21);
+    const int64_t D = random_int(rng, 1, 37), Dv = i % 4 ? D : random_int(rng, 1, 37);
     const bool causal = i % 3 == 1;
     const int mask_kind = i % 5;  // 0: none, 1-2: float, 3-4: bool
-    const int64_t mask_rank = uniform(rng, 1, 4);
+    const int64_t mask_rank = random_int(rng, 1, 4);
     const int threads = 1 + (i / 2) % 2;
     // Each shape on the next of this CPU's instruction sets, the portable loops among them.
-    const kernels::cpu::Simd level = simd_levels_here()[size_t(i) % simd_levels_here().size()];
+    const std::vector<kernels::cpu::Simd> levels = simd_levels_here();
+    const kernels::cpu::Simd level = levels[size_t(i) % levels.size()];
     const SimdCeiling ceiling(level);
     const std::vector<int64_t> q =
         three_d ? std::vector<int64_t>{B, Sq, Hq * D} : std::vector<int64_t>{B, Hq, Sq, D};
@@ -53,7 +52,7 @@ TEST(AttentionKernel, RandomShapesMatchTheReference) {
     const std::vector<int64_t> full = {B, Hq, Sq, T};
     std::vector<int64_t> mask(full.end() - mask_rank, full.end());
     for (size_t d = 0; d + 1 < mask.size(); ++d)
-      if (uniform(rng, 0, 1)) mask[d] = 1;  // broadcast along some axes
+      if (random_int(rng, 0, 1)) mask[d] = 1;  // broadcast along some axes
     SCOPED_TRACE(testing::Message()
                  << "Q " << Shape::of(q).str() << " K " << Shape::of(k).str() << " V "
                  << Shape::of(v).str() << " causal " << causal << " mask " << mask_kind << " "
@@ -109,13 +108,16 @@ TEST(AttentionKernel, KeyValueCacheMatchesTheReference) {
   std::mt19937 rng(84);
   for (int i = 0; i < 12; ++i) {
     const bool three_d = i % 2;
-    const int64_t B = uniform(rng, 1, 2), Hkv = uniform(rng, 1, 2), Hq = Hkv * uniform(rng, 1, 2);
-    const int64_t Sq = uniform(rng, 1, 9), P = uniform(rng, 0, 11), D = uniform(rng, 1, 20);
-    const int64_t Dv = i % 3 ? D : uniform(rng, 1, 20);
+    const int64_t B = random_int(rng, 1, 2), Hkv = random_int(rng, 1, 2),
+                  Hq = Hkv * random_int(rng, 1, 2);
+    const int64_t Sq = random_int(rng, 1, 9), P = random_int(rng, 0, 11),
+                  D = random_int(rng, 1, 20);
+    const int64_t Dv = i % 3 ? D : random_int(rng, 1, 20);
     const bool causal = i % 4 < 2, mask = i % 3 == 0;
     const int threads = 1 + (i / 2) % 2;
     // Each shape on the next of this CPU's instruction sets, the portable loops among them.
-    const kernels::cpu::Simd level = simd_levels_here()[size_t(i) % simd_levels_here().size()];
+    const std::vector<kernels::cpu::Simd> levels = simd_levels_here();
+    const kernels::cpu::Simd level = levels[size_t(i) % levels.size()];
     const SimdCeiling ceiling(level);
     SCOPED_TRACE(testing::Message() << "three_d " << three_d << " B " << B << " Hq " << Hq
                                     << " Hkv " << Hkv << " Sq " << Sq << " P " << P << " D " << D

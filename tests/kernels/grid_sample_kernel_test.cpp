@@ -11,10 +11,6 @@
 namespace strata::test {
 namespace {
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 ir::Graph grid_sample_graph(const std::vector<int64_t>& x, const std::vector<int64_t>& grid,
                             const std::string& mode, const std::string& padding, int64_t align) {
   GraphBuilder g(20);
@@ -37,9 +33,9 @@ TEST(GridSampleKernel, RandomShapesAndModesMatchTheReference) {
     const int threads = 1 + (i / 8) % 2;
     std::optional<PortableLoops> portable;  // every third shape: the portable loops
     if (i % 3 == 2) portable.emplace();
-    const std::vector<int64_t> x = {uniform(rng, 1, 2), uniform(rng, 1, 5), uniform(rng, 1, 13),
-                                    uniform(rng, 1, 13)};
-    const std::vector<int64_t> grid = {x[0], uniform(rng, 1, 9), uniform(rng, 1, 23), 2};
+    const std::vector<int64_t> x = {random_int(rng, 1, 2), random_int(rng, 1, 5),
+                                    random_int(rng, 1, 13), random_int(rng, 1, 13)};
+    const std::vector<int64_t> grid = {x[0], random_int(rng, 1, 9), random_int(rng, 1, 23), 2};
     SCOPED_TRACE(testing::Message()
                  << mode << " " << padding << " align " << align << " X " << Shape::of(x).str()
                  << " grid " << Shape::of(grid).str() << " threads " << threads);

@@ -112,6 +112,11 @@ class GraphBuilder {
   ir::Graph graph_;
 };
 
+// A uniformly drawn integer in [lo, hi].
+inline int64_t random_int(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
 // A float32 tensor of uniform values in [-1, 1).
 inline Tensor random_tensor(std::mt19937& rng, const std::vector<int64_t>& shape) {
   Tensor t = Tensor::zeros(DType::kF32, shape);

@@ -11,17 +11,13 @@
 namespace strata::test {
 namespace {
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 TEST(RmsNormKernel, RandomShapesAndAxesMatchTheReference) {
   std::mt19937 rng(71);
   for (int i = 0; i < 24; ++i) {
-    const int64_t rank = uniform(rng, 1, 4);
+    const int64_t rank = random_int(rng, 1, 4);
     std::vector<int64_t> shape;
-    for (int64_t d = 0; d < rank; ++d) shape.push_back(uniform(rng, 1, d + 1 == rank ? 70 : 6));
-    const int64_t axis = uniform(rng, -rank, rank - 1);
+    for (int64_t d = 0; d < rank; ++d) shape.push_back(random_int(rng, 1, d + 1 == rank ? 70 : 6));
+    const int64_t axis = random_int(rng, -rank, rank - 1);
     const int64_t first = axis < 0 ? axis + rank : axis;
     const bool one_scale = i % 4 == 3;
     std::vector<int64_t> scale_shape(shape.begin() + first, shape.end());
@@ -106,10 +102,10 @@ TEST(RmsNormKernel, DeclinesWithAReason) {
 TEST(GroupNormKernel, RandomShapesAndBothOpsetsMatchTheReference) {
   std::mt19937 rng(74);
   for (int i = 0; i < 20; ++i) {
-    const int64_t groups = uniform(rng, 1, 5);
-    std::vector<int64_t> shape = {uniform(rng, 1, 3), groups * uniform(rng, 1, 4)};
-    const int64_t spatial_rank = uniform(rng, 0, 3);
-    for (int64_t d = 0; d < spatial_rank; ++d) shape.push_back(uniform(rng, 1, 19));
+    const int64_t groups = random_int(rng, 1, 5);
+    std::vector<int64_t> shape = {random_int(rng, 1, 3), groups * random_int(rng, 1, 4)};
+    const int64_t spatial_rank = random_int(rng, 0, 3);
+    for (int64_t d = 0; d < spatial_rank; ++d) shape.push_back(random_int(rng, 1, 19));
     const int64_t opset = i % 2 ? 21 : 18;
     const std::vector<int64_t> param = {opset == 21 ? shape[1] : groups};
     const int threads = 1 + (i / 2) % 2;

@@ -16,7 +16,7 @@ struct TransposeCase {
   std::vector<int64_t> output_shape;  // spatial sizes; empty: from the other attributes
 };
 
-TransposeCase random_case(std::mt19937& rng) {
+TransposeCase random_transpose_case(std::mt19937& rng) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
@@ -92,7 +92,7 @@ TEST(OnednnConvTranspose, RandomShapesMatchTheReferenceKernel) {
       kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kPlain,
       kernels::LayoutPolicy::kChannelsLast, kernels::LayoutPolicy::kBlocked};
   for (int i = 0; i < 48; ++i) {
-    const TransposeCase k = random_case(rng);
+    const TransposeCase k = random_transpose_case(rng);
     SCOPED_TRACE(describe(k));
     auto [graph, inputs] = transpose_graph(k, rng, i % 2 ? "Neg" : nullptr);
     const std::vector<runtime::StepInfo> steps =

@@ -8,13 +8,9 @@
 namespace strata::test {
 namespace {
 
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 std::vector<int64_t> random_shape(std::mt19937& rng) {
   std::vector<int64_t> shape;
-  for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 13));
+  for (int64_t d = random_int(rng, 1, 4); d > 0; --d) shape.push_back(random_int(rng, 1, 13));
   return shape;
 }
 
@@ -91,10 +87,10 @@ TEST(OnednnBinary, BroadcastsOnRandomShapes) {
   for (int i = 0; i < 24; ++i) {
     const char* op = ops[i % 4];
     const std::vector<int64_t> a = random_shape(rng);
-    std::vector<int64_t> b(a.begin() + pick(rng, 0, int64_t(a.size()) - 1), a.end());
+    std::vector<int64_t> b(a.begin() + random_int(rng, 0, int64_t(a.size()) - 1), a.end());
     for (int64_t& d : b)
-      if (pick(rng, 0, 2) == 0) d = 1;
-    const bool swap = (i % 4 == 0 || i % 4 == 2) && pick(rng, 0, 1);  // Add, Mul commute
+      if (random_int(rng, 0, 2) == 0) d = 1;
+    const bool swap = (i % 4 == 0 || i % 4 == 2) && random_int(rng, 0, 1);  // Add, Mul commute
     SCOPED_TRACE(testing::Message() << op << " " << Shape::of(a).str() << " " << Shape::of(b).str()
                                     << (swap ? " swapped" : ""));
     GraphBuilder g;

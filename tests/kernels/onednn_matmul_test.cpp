@@ -10,10 +10,6 @@
 namespace strata::test {
 namespace {
 
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 // One step, on an optimised oneDNN implementation (not one of its reference ones).
 void expect_onednn(const std::vector<runtime::StepInfo>& steps) {
   ASSERT_EQ(steps.size(), 1u);
@@ -25,16 +21,17 @@ void expect_onednn(const std::vector<runtime::StepInfo>& steps) {
 TEST(OnednnMatMul, RandomBatchedShapesMatchTheReferenceKernel) {
   std::mt19937 rng(5150);
   for (int i = 0; i < 30; ++i) {
-    const int64_t m = pick(rng, 1, 37), k = pick(rng, 1, 70), n = pick(rng, 1, 45);
+    const int64_t m = random_int(rng, 1, 37), k = random_int(rng, 1, 70),
+                  n = random_int(rng, 1, 45);
     std::vector<int64_t> batch;
-    for (int64_t d = pick(rng, 0, 2); d > 0; --d) batch.push_back(pick(rng, 1, 4));
+    for (int64_t d = random_int(rng, 0, 2); d > 0; --d) batch.push_back(random_int(rng, 1, 4));
     std::vector<int64_t> a = batch, b = batch;
     a.insert(a.end(), {m, k});
     b.insert(b.end(), {k, n});
-    if (!batch.empty() && pick(rng, 0, 1)) b = {k, n};   // weights shared
-    if (b.size() > 2 && pick(rng, 0, 2) == 0) b[0] = 1;  // broadcast batch
-    if (pick(rng, 0, 9) == 0) a = {k};                   // 1-D A
-    const bool constant_b = pick(rng, 0, 1) == 1;
+    if (!batch.empty() && random_int(rng, 0, 1)) b = {k, n};   // weights shared
+    if (b.size() > 2 && random_int(rng, 0, 2) == 0) b[0] = 1;  // broadcast batch
+    if (random_int(rng, 0, 9) == 0) a = {k};                   // 1-D A
+    const bool constant_b = random_int(rng, 0, 1) == 1;
     SCOPED_TRACE(testing::Message() << "A " << Shape::of(a).str() << " B " << Shape::of(b).str()
                                     << (constant_b ? " constant" : ""));
     GraphBuilder g;
@@ -85,10 +82,10 @@ TEST(OnednnMatMul, FusedScaleBiasResidualAndActivation) {
   std::mt19937 rng(99);
   static const char* const kActivations[] = {"", "Gelu", "Relu", "Sigmoid", "Tanh"};
   for (int i = 0; i < 12; ++i) {
-    const int64_t batch = pick(rng, 1, 3), m = pick(rng, 1, 20), k = pick(rng, 1, 40),
-                  n = pick(rng, 1, 33);
-    const bool bias = pick(rng, 0, 2) != 0, residual = pick(rng, 0, 1) == 1;
-    const float alpha = pick(rng, 0, 1) ? 1.0f : 0.125f;
+    const int64_t batch = random_int(rng, 1, 3), m = random_int(rng, 1, 20),
+                  k = random_int(rng, 1, 40), n = random_int(rng, 1, 33);
+    const bool bias = random_int(rng, 0, 2) != 0, residual = random_int(rng, 0, 1) == 1;
+    const float alpha = random_int(rng, 0, 1) ? 1.0f : 0.125f;
     const std::string activation = kActivations[i % 5];
     SCOPED_TRACE(testing::Message()
                  << batch << "x" << m << "x" << k << "x" << n << " alpha " << alpha

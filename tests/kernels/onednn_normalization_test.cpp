@@ -8,17 +8,13 @@
 namespace strata::test {
 namespace {
 
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 TEST(OnednnSoftmax, RandomShapesAxesAndOpsets) {
   std::mt19937 rng(41);
   for (int i = 0; i < 20; ++i) {
     std::vector<int64_t> shape;
-    for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 17));
+    for (int64_t d = random_int(rng, 1, 4); d > 0; --d) shape.push_back(random_int(rng, 1, 17));
     const int64_t rank = int64_t(shape.size());
-    const int64_t axis = pick(rng, -rank, rank - 1);
+    const int64_t axis = random_int(rng, -rank, rank - 1);
     const int64_t opset = i % 2 ? 13 : 11;
     const char* op = i % 3 == 0 ? "LogSoftmax" : "Softmax";
     SCOPED_TRACE(testing::Message()
@@ -37,9 +33,9 @@ TEST(OnednnLayerNorm, RandomShapesAndAxes) {
   std::mt19937 rng(42);
   for (int i = 0; i < 16; ++i) {
     std::vector<int64_t> shape;
-    for (int64_t d = pick(rng, 1, 4); d > 0; --d) shape.push_back(pick(rng, 1, 19));
+    for (int64_t d = random_int(rng, 1, 4); d > 0; --d) shape.push_back(random_int(rng, 1, 19));
     const int64_t rank = int64_t(shape.size());
-    const int64_t axis = pick(rng, -rank, rank - 1);
+    const int64_t axis = random_int(rng, -rank, rank - 1);
     const int64_t begin = axis < 0 ? axis + rank : axis;
     const std::vector<int64_t> params(shape.begin() + begin, shape.end());
     const bool shift = i % 3 != 0;

@@ -7,10 +7,6 @@
 namespace strata::test {
 namespace {
 
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 TEST(OnednnPool, RandomWindowsMatchTheReferenceKernel) {
   std::mt19937 rng(404);
   const kernels::LayoutPolicy layouts[] = {kernels::LayoutPolicy::kAuto,
@@ -18,12 +14,13 @@ TEST(OnednnPool, RandomWindowsMatchTheReferenceKernel) {
                                            kernels::LayoutPolicy::kBlocked};
   for (int i = 0; i < 30; ++i) {
     const bool is_max = i % 2 == 0;
-    const int64_t c = pick(rng, 1, 20), kh = pick(rng, 1, 4), kw = pick(rng, 1, 4);
-    const int64_t sh = pick(rng, 1, 3), sw = pick(rng, 1, 3);
-    const std::vector<int64_t> pads = {pick(rng, 0, kh - 1), pick(rng, 0, kw - 1),
-                                       pick(rng, 0, kh - 1), pick(rng, 0, kw - 1)};
-    const int64_t h = kh + pick(rng, 0, 13), w = kw + pick(rng, 0, 13);
-    const bool ceil = pick(rng, 0, 2) == 0, include_pad = pick(rng, 0, 1) == 1;
+    const int64_t c = random_int(rng, 1, 20), kh = random_int(rng, 1, 4),
+                  kw = random_int(rng, 1, 4);
+    const int64_t sh = random_int(rng, 1, 3), sw = random_int(rng, 1, 3);
+    const std::vector<int64_t> pads = {random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1),
+                                       random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1)};
+    const int64_t h = kh + random_int(rng, 0, 13), w = kw + random_int(rng, 0, 13);
+    const bool ceil = random_int(rng, 0, 2) == 0, include_pad = random_int(rng, 0, 1) == 1;
     SCOPED_TRACE(testing::Message()
                  << (is_max ? "max" : "avg") << " c" << c << " " << h << "x" << w << " k" << kh
                  << "x" << kw << " s" << sh << "x" << sw << " pads " << Shape::of(pads).str()

@@ -10,11 +10,7 @@
 namespace strata::test {
 namespace {
 
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
-struct Case {
+struct RecurrentCase {
   std::string op;
   std::string direction = "forward";
   bool bias = true, initial = true, peepholes = false, linear_before_reset = false;
@@ -26,7 +22,8 @@ struct Sizes {
 };
 
 // A graph with one recurrent node whose weights are constants; returns it and its inputs.
-std::pair<ir::Graph, std::vector<Tensor>> build(const Case& c, const Sizes& s, std::mt19937& rng,
+std::pair<ir::Graph, std::vector<Tensor>> build(const RecurrentCase& c, const Sizes& s,
+                                                std::mt19937& rng,
                                                 const std::function<void(ir::Node&)>& extra = {}) {
   const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
   const int64_t gates = c.op == "LSTM" ? 4 : c.op == "GRU" ? 3 : 1;
@@ -70,8 +67,8 @@ std::pair<ir::Graph, std::vector<Tensor>> build(const Case& c, const Sizes& s, s
 enum class Batch { kSmall, kLarge };
 
 Sizes random_sizes(std::mt19937& rng, Batch batch) {
-  const int64_t n = batch == Batch::kSmall ? pick(rng, 1, 8) : pick(rng, 9, 13);
-  return {pick(rng, 1, 9), n, pick(rng, 1, 40), pick(rng, 1, 70)};
+  const int64_t n = batch == Batch::kSmall ? random_int(rng, 1, 8) : random_int(rng, 9, 13);
+  return {random_int(rng, 1, 9), n, random_int(rng, 1, 40), random_int(rng, 1, 70)};
 }
 
 // The kernel a batch should run on: strata's where the CPU has AVX2 or AVX-512 (within the
@@ -83,7 +80,7 @@ std::string expected_kernel_prefix(Batch batch) {
              : "onednn:";
 }
 
-void expect_kernel_matches_reference(const Case& c, Batch batch, std::mt19937& rng) {
+void expect_kernel_matches_reference(const RecurrentCase& c, Batch batch, std::mt19937& rng) {
   const Sizes s = random_sizes(rng, batch);
   SCOPED_TRACE(testing::Message() << c.op << " " << c.direction << " seq " << s.seq << " batch "
                                   << s.batch << " input " << s.input << " hidden " << s.hidden
@@ -100,7 +97,7 @@ TEST(RecurrentKernels, LstmEveryDirectionAndOptionalInput) {
   std::mt19937 rng(51);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
     for (int variant = 0; variant < 4; ++variant) {
-      Case c{"LSTM", direction};
+      RecurrentCase c{"LSTM", direction};
       c.bias = variant != 1;
       c.initial = variant != 2;
       c.peepholes = variant == 3;
@@ -114,7 +111,7 @@ TEST(RecurrentKernels, GruBothVariantsEveryDirection) {
   std::mt19937 rng(52);
   for (const char* direction : {"forward", "reverse", "bidirectional"})
     for (int variant = 0; variant < 4; ++variant) {
-      Case c{"GRU", direction};
+      RecurrentCase c{"GRU", direction};
       c.linear_before_reset = variant % 2 == 1;
       c.bias = variant != 2;
       c.initial = variant != 3;
@@ -131,7 +128,7 @@ TEST(RecurrentKernels, VanillaRnnEachActivation) {
         for_each_simd_level([&](auto) {
           const Sizes s = random_sizes(rng, batch);
           SCOPED_TRACE(testing::Message() << direction << " " << f << " batch " << s.batch);
-          Case c{"RNN", direction};
+          RecurrentCase c{"RNN", direction};
           const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
           auto [graph, inputs] = build(c, s, rng, [&](ir::Node& n) {
             n.attributes["activations"] = attr_strings(std::vector<std::string>(size_t(dirs), f));
@@ -151,10 +148,10 @@ TEST(RecurrentKernels, StepsSharedAmongThreads) {
       for (bool lbr : {false, true})
         for_each_simd_level([&](auto) {
           if (lbr && std::string(op) != "GRU") return;
-          Case c{op, direction};
+          RecurrentCase c{op, direction};
           c.linear_before_reset = lbr;
           c.peepholes = std::string(op) == "LSTM";
-          const Sizes s{5, pick(rng, 1, 3), 24, std::string(op) == "RNN" ? 400 : 230};
+          const Sizes s{5, random_int(rng, 1, 3), 24, std::string(op) == "RNN" ? 400 : 230};
           SCOPED_TRACE(testing::Message()
                        << op << " " << direction << (lbr ? " lbr" : "") << " batch " << s.batch);
           auto [graph, inputs] = build(c, s, rng);
@@ -188,7 +185,7 @@ TEST(RecurrentKernels, UnsupportedAttributesStayOnTheReferenceKernel) {
        "HardSigmoid"},
   };
   for (const auto& [edit, why] : cases) {
-    auto [graph, inputs] = build(Case{"LSTM"}, {3, 2, 4, 5}, rng, edit);
+    auto [graph, inputs] = build(RecurrentCase{"LSTM"}, {3, 2, 4, 5}, rng, edit);
     const std::vector<runtime::StepInfo> steps =
         expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kAuto, 1e-4);
     EXPECT_EQ(steps[0].kernel, "reference");

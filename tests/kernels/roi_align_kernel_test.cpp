@@ -9,10 +9,6 @@
 namespace strata::test {
 namespace {
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 ir::Graph roi_align_graph(const std::vector<int64_t>& x, int64_t rois, const std::string& mode,
                           int64_t ratio, bool half_pixel, int64_t out_h, int64_t out_w) {
   GraphBuilder g(16);
@@ -55,16 +51,16 @@ TEST(RoiAlignKernel, RandomRoisAndModesMatchTheReference) {
     const int threads = 1 + (i / 4) % 2;
     const int64_t ratio = 1 + i % 3;
     // Every third case has enough channels to be read channels-last (a chunk and a part).
-    const int64_t channels = i % 3 == 2 ? uniform(rng, 16, 90) : uniform(rng, 1, 9);
-    const std::vector<int64_t> x = {uniform(rng, 1, 3), channels, uniform(rng, 1, 17),
-                                    uniform(rng, 1, 17)};
-    const int64_t rois = uniform(rng, 0, 40), out_h = uniform(rng, 1, 7),
-                  out_w = uniform(rng, 1, 7);
+    const int64_t channels = i % 3 == 2 ? random_int(rng, 16, 90) : random_int(rng, 1, 9);
+    const std::vector<int64_t> x = {random_int(rng, 1, 3), channels, random_int(rng, 1, 17),
+                                    random_int(rng, 1, 17)};
+    const int64_t rois = random_int(rng, 0, 40), out_h = random_int(rng, 1, 7),
+                  out_w = random_int(rng, 1, 7);
     SCOPED_TRACE(testing::Message()
                  << mode << " half_pixel " << half_pixel << " ratio " << ratio << " X "
                  << Shape::of(x).str() << " rois " << rois << " threads " << threads);
     Tensor batch = Tensor::zeros(DType::kI64, {rois});
-    for (int64_t r = 0; r < rois; ++r) batch.data<int64_t>()[r] = uniform(rng, 0, x[0] - 1);
+    for (int64_t r = 0; r < rois; ++r) batch.data<int64_t>()[r] = random_int(rng, 0, x[0] - 1);
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         roi_align_graph(x, rois, mode, ratio, half_pixel, out_h, out_w),
         {random_tensor(rng, x), random_rois(rng, rois, x[2], x[3]), batch},

@@ -9,10 +9,6 @@
 namespace strata::test {
 namespace {
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 ir::Graph scatter_graph(const std::vector<int64_t>& data, const std::vector<int64_t>& indices,
                         int64_t axis, const std::string& reduction) {
   GraphBuilder g(18);
@@ -29,18 +25,18 @@ ir::Graph scatter_graph(const std::vector<int64_t>& data, const std::vector<int6
 TEST(ScatterElementsKernel, RandomShapesAndAxesMatchTheReference) {
   std::mt19937 rng(131);
   for (int i = 0; i < 24; ++i) {
-    const int64_t rank = uniform(rng, 1, 4);
+    const int64_t rank = random_int(rng, 1, 4);
     std::vector<int64_t> data, indices;
     for (int64_t d = 0; d < rank; ++d) {
-      data.push_back(uniform(rng, 1, 9));
-      indices.push_back(uniform(rng, 1, data.back()));
+      data.push_back(random_int(rng, 1, 9));
+      indices.push_back(random_int(rng, 1, data.back()));
     }
-    const int64_t axis = uniform(rng, -rank, rank - 1);
+    const int64_t axis = random_int(rng, -rank, rank - 1);
     const int64_t a = axis < 0 ? axis + rank : axis;
-    indices[size_t(a)] = uniform(rng, 1, 12);  // may exceed data: targets written twice
+    indices[size_t(a)] = random_int(rng, 1, 12);  // may exceed data: targets written twice
     Tensor index = Tensor::zeros(DType::kI64, indices);
     for (int64_t k = 0; k < index.numel(); ++k)
-      index.data<int64_t>()[k] = uniform(rng, -data[size_t(a)], data[size_t(a)] - 1);
+      index.data<int64_t>()[k] = random_int(rng, -data[size_t(a)], data[size_t(a)] - 1);
     const int threads = 1 + i % 2;
     SCOPED_TRACE(testing::Message() << "data " << Shape::of(data).str() << " indices "
                                     << Shape::of(indices).str() << " axis " << axis);
@@ -60,7 +56,7 @@ TEST(ScatterElementsKernel, RowsSpanningSeveralWorkItemsMatchTheReference) {
   Tensor index = Tensor::zeros(DType::kI64, indices);
   const int64_t inner = 3 * 6 * 70;
   for (int64_t row = 0; row < 15; ++row) {
-    const int64_t target = uniform(rng, 0, 9);  // 15 rows into 10: some written twice
+    const int64_t target = random_int(rng, 0, 9);  // 15 rows into 10: some written twice
     for (int64_t k = 0; k < inner; ++k) index.data<int64_t>()[row * inner + k] = target;
   }
   for (int threads : {1, 2}) {

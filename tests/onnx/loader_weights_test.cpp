@@ -25,7 +25,7 @@ using onnx_import::LoadOptions;
 const LoadOptions kRun{};
 const LoadOptions kAnalyse{.read_weights = false};
 
-const ir::Value& value_named(const ir::Graph& g, const std::string& name) {
+const ir::Value& value_named_or_throw(const ir::Graph& g, const std::string& name) {
   const ir::ValueId id = g.find_value(name);
   if (id == ir::kNoValue) throw std::runtime_error("no value " + name);
   return g.values.at(size_t(id));
@@ -64,19 +64,20 @@ TEST(LoaderWeights, RunModeReadsEveryInitializer) {
   TempDir dir;
   const ir::Graph g = load_model(weights_model().save(dir.path("m.onnx")), kRun).graph;
   for (const char* name : {"W", "W2"}) {
-    const ir::Value& v = value_named(g, name);
+    const ir::Value& v = value_named_or_throw(g, name);
     EXPECT_TRUE(v.is_initializer);
     ASSERT_TRUE(v.constant) << name;
     EXPECT_EQ(v.constant->to_double(), as_double(iota(kN * kN))) << name;
   }
-  EXPECT_EQ(value_named(g, "target").constant->to_int64(), (std::vector<int64_t>{0, 2, kN / 2}));
+  EXPECT_EQ(value_named_or_throw(g, "target").constant->to_int64(),
+            (std::vector<int64_t>{0, 2, kN / 2}));
 }
 
 TEST(LoaderWeights, AnalysisModeReadsOnlySmallInitializers) {
   TempDir dir;
   const ir::Graph g = load_model(weights_model().save(dir.path("m.onnx")), kAnalyse).graph;
   for (const char* name : {"W", "W2"}) {  // raw and typed, both over the limit
-    const ir::Value& v = value_named(g, name);
+    const ir::Value& v = value_named_or_throw(g, name);
     ASSERT_GT(kN * kN * 4, kSmallInitializerBytes);
     EXPECT_TRUE(v.is_initializer) << name;
     EXPECT_FALSE(v.constant) << name << " was read";
@@ -84,8 +85,8 @@ TEST(LoaderWeights, AnalysisModeReadsOnlySmallInitializers) {
     EXPECT_TRUE(v.shape_known);
     EXPECT_EQ(v.shape.str(), "[160,160]");
   }
-  EXPECT_EQ(value_named(g, "b").constant->to_double(), as_double(iota(kN)));
-  const ir::Value& target = value_named(g, "target");
+  EXPECT_EQ(value_named_or_throw(g, "b").constant->to_double(), as_double(iota(kN)));
+  const ir::Value& target = value_named_or_throw(g, "target");
   ASSERT_TRUE(target.constant) << "a shape operand is small: read";
   EXPECT_EQ(target.constant->to_int64(), (std::vector<int64_t>{0, 2, kN / 2}));
   EXPECT_TRUE(g.inputs.size() == 1 && g.values[size_t(g.inputs[0])].name == "x");
@@ -95,7 +96,7 @@ TEST(LoaderWeights, AnalysisModeInfersShapesThroughUnreadWeights) {
   TempDir dir;
   const runtime::Model model =
       runtime::load_model(weights_model().save(dir.path("m.onnx")), kAnalyse);
-  const ir::Value& y = value_named(model.graph, "y");
+  const ir::Value& y = value_named_or_throw(model.graph, "y");
   ASSERT_TRUE(y.shape_known);
   EXPECT_EQ(y.shape.str(), "[batch,2,80]");
   EXPECT_EQ(model.shapes.unknown, 0u);
@@ -120,7 +121,7 @@ TEST(LoaderWeights, ViewsOutliveTheLoaderAndTheFile) {
   std::shared_ptr<const Tensor> w;
   {
     onnx_import::LoadResult loaded = load_model(path, kRun);
-    w = value_named(loaded.graph, "W").constant;
+    w = value_named_or_throw(loaded.graph, "W").constant;
   }
   std::filesystem::remove(path);
   EXPECT_EQ(w->to_double(), as_double(iota(kN * kN)));
@@ -136,7 +137,7 @@ TEST(LoaderWeights, BothModesAgreeWithProtobufOnTheExampleModel) {
   for (const onnx::TensorProto& init : full.graph().initializer()) {
     const Tensor expected = onnx_import::tensor_from_proto(init, "", init.name());
     for (const ir::Graph* g : {&run, &analysed}) {
-      const ir::Value& v = value_named(*g, init.name());
+      const ir::Value& v = value_named_or_throw(*g, init.name());
       ASSERT_TRUE(v.constant) << init.name() << ": every weight here is under the limit";
       EXPECT_EQ(v.constant->shape(), expected.shape()) << init.name();
       ASSERT_EQ(v.constant->nbytes(), expected.nbytes()) << init.name();
@@ -174,11 +175,11 @@ TEST_F(LoaderWeightsExternal, PresentInBothModes) {
   write_data();
   const std::string path = save_model();
   const ir::Graph run = load_model(path, kRun).graph;
-  EXPECT_EQ(value_named(run, "W").constant->to_double(), as_double(iota(kN * kN)));
+  EXPECT_EQ(value_named_or_throw(run, "W").constant->to_double(), as_double(iota(kN * kN)));
   const onnx_import::LoadResult analysed = load_model(path, kAnalyse);
-  EXPECT_FALSE(value_named(analysed.graph, "W").constant);
-  EXPECT_EQ(value_named(run, "W2").constant->to_double(), as_double(iota(kN * kN)));
-  EXPECT_EQ(value_named(analysed.graph, "target").constant->to_int64(),
+  EXPECT_FALSE(value_named_or_throw(analysed.graph, "W").constant);
+  EXPECT_EQ(value_named_or_throw(run, "W2").constant->to_double(), as_double(iota(kN * kN)));
+  EXPECT_EQ(value_named_or_throw(analysed.graph, "target").constant->to_int64(),
             (std::vector<int64_t>{0, 2, kN / 2}));
   EXPECT_TRUE(analysed.warnings.empty());
 }
@@ -197,13 +198,13 @@ TEST_F(LoaderWeightsExternal, MissingIsOneWarningPerFileWhenAnalysing) {
   EXPECT_NE(model.warnings[0].find(dir.path("big.bin")), std::string::npos) << model.warnings[0];
   EXPECT_NE(model.warnings[0].find(path), std::string::npos) << model.warnings[0];
   EXPECT_NE(model.warnings[1].find(dir.path("small.bin")), std::string::npos) << model.warnings[1];
-  const ir::Value& w = value_named(model.graph, "W");
+  const ir::Value& w = value_named_or_throw(model.graph, "W");
   EXPECT_FALSE(w.constant);
   EXPECT_EQ(w.shape.str(), "[160,160]");
   // Shapes flow through the unread weights; the Reshape target is missing too, so its output's
   // shape is left to run time.
-  EXPECT_EQ(value_named(model.graph, "a").shape.str(), "[batch,160]");
-  EXPECT_FALSE(value_named(model.graph, "y").shape_known);
+  EXPECT_EQ(value_named_or_throw(model.graph, "a").shape.str(), "[batch,160]");
+  EXPECT_FALSE(value_named_or_throw(model.graph, "y").shape_known);
 }
 
 // ---- Malformed files fail the same way in both modes ----

@@ -16,7 +16,7 @@ using onnx_import::WireError;
 using onnx_import::WireField;
 using onnx_import::WireReader;
 
-std::vector<WireField> read_all(std::string_view bytes) {
+std::vector<WireField> read_fields(std::string_view bytes) {
   std::vector<WireField> fields;
   WireReader reader(bytes);
   WireField f;
@@ -32,7 +32,7 @@ TEST(WireReader, ReadsWhatProtobufWrites) {
   t.set_name("w");
   t.set_raw_data(std::string(3600, 'x'));
   const std::string bytes = t.SerializeAsString();
-  const std::vector<WireField> fields = read_all(bytes);
+  const std::vector<WireField> fields = read_fields(bytes);
   ASSERT_EQ(fields.size(), 5u);
   EXPECT_EQ(fields[0].number, 1u);  // dims, unpacked in proto2
   EXPECT_EQ(fields[0].varint, 3u);
@@ -56,7 +56,7 @@ TEST(WireReader, FixedWidthFieldsAndGroups) {
       "\x1b\x08\x01\x1c"
       "\x20\x96\x01",
       21);
-  const std::vector<WireField> fields = read_all(bytes);
+  const std::vector<WireField> fields = read_fields(bytes);
   ASSERT_EQ(fields.size(), 4u);
   EXPECT_EQ(fields[0].type, WireField::kFixed32);
   EXPECT_EQ(fields[1].type, WireField::kFixed64);
@@ -82,14 +82,14 @@ TEST(WireReader, MalformedBytesAreRefused) {
       std::string("\x1b\x24", 2),                  // group closed with another field's end
   };
   for (const std::string& bytes : bad)
-    EXPECT_THROW(read_all(bytes), WireError) << testing::PrintToString(bytes);
+    EXPECT_THROW(read_fields(bytes), WireError) << testing::PrintToString(bytes);
 }
 
 TEST(WireReader, DeeplyNestedGroupsAreRefused) {
   std::string bytes;
   for (int i = 0; i < 200; ++i) bytes += "\x0b";  // field 1 start-group, 200 deep
   for (int i = 0; i < 200; ++i) bytes += "\x0c";
-  EXPECT_THROW(read_all(bytes), WireError);
+  EXPECT_THROW(read_fields(bytes), WireError);
 }
 
 TEST(WireReader, EveryTruncationInsideAFieldIsRefused) {
@@ -101,7 +101,7 @@ TEST(WireReader, EveryTruncationInsideAFieldIsRefused) {
   t->set_raw_data(std::string(200, 'y'));
   const std::string bytes = m.SerializeAsString();
   std::set<size_t> boundaries = {0};
-  for (const WireField& f : read_all(bytes))
+  for (const WireField& f : read_fields(bytes))
     boundaries.insert(size_t(f.whole.data() + f.whole.size() - bytes.data()));
   ASSERT_EQ(boundaries.size(), 3u);  // ir_version, graph
   for (size_t n = 0; n < bytes.size(); ++n) {
@@ -109,9 +109,9 @@ TEST(WireReader, EveryTruncationInsideAFieldIsRefused) {
     const std::vector<char> prefix(bytes.begin(), bytes.begin() + ptrdiff_t(n));
     const std::string_view view(prefix.data(), n);
     if (boundaries.count(n))
-      EXPECT_NO_THROW(read_all(view)) << n;
+      EXPECT_NO_THROW(read_fields(view)) << n;
     else
-      EXPECT_THROW(read_all(view), WireError) << n;
+      EXPECT_THROW(read_fields(view), WireError) << n;
   }
 }
 

@@ -10,14 +10,14 @@ namespace {
 const std::vector<float> kX = {-2.0f, -0.5f, 0.0f, 1.5f};
 
 // Expected values from numpy in double precision.
-struct Case {
+struct ActivationCase {
   const char* op_type;
   std::map<std::string, ir::Attribute> attributes;
   std::vector<float> expected;
 };
 
 TEST(Activation, FloatActivationsMatchNumpy) {
-  const Case cases[] = {
+  const ActivationCase cases[] = {
       {"Elu", {}, {-0.8646647f, -0.3934693f, 0, 1.5f}},
       {"Elu", {{"alpha", attr_float(2)}}, {-1.729329f, -0.7869387f, 0, 1.5f}},
       {"Gelu", {}, {-0.04550026f, -0.1542688f, 0, 1.399789f}},
@@ -41,7 +41,7 @@ TEST(Activation, FloatActivationsMatchNumpy) {
       {"Celu", {}, {-0.8646647f, -0.3934693f, 0, 1.5f}},
       {"Celu", {{"alpha", attr_float(2)}}, {-1.264241f, -0.4423984f, 0, 1.5f}},
   };
-  for (const Case& c : cases) {
+  for (const ActivationCase& c : cases) {
     SCOPED_TRACE(c.op_type);
     OpCall call = op_call(c.op_type, 20, c.attributes);
     call.inputs = {Tensor::from<float>({2, 2}, std::span(kX))};

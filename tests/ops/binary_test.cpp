@@ -7,8 +7,6 @@
 namespace strata::test {
 namespace {
 
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 OpCall binary(const char* op_type, Tensor a, Tensor b, int64_t opset = 17) {
   OpCall call = op_call(op_type, opset);
   call.inputs = {std::move(a), std::move(b)};

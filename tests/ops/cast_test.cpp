@@ -10,9 +10,6 @@
 namespace strata::test {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 OpCall cast(Tensor x, DType to, int64_t opset = 19) {
   OpCall call = op_call("Cast", opset, {{"to", attr_int(int64_t(to))}});
   call.inputs = {std::move(x)};

@@ -20,16 +20,12 @@
 #include "ops/op_test_util.h"
 #include "profiler/step_description.h"
 #include "strata_internal.h"
+#include "testutil/test_files.h"
 
 namespace strata::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path data_root() {
-  if (const char* env = std::getenv("STRATA_ONNX_TESTS")) return env;
-  return fs::path(STRATA_SOURCE_DIR) / ".." / "shared" / "onnx-tests";
-}
 
 // "Relu" for ai.onnx, "ai.onnx.ml:LabelEncoder" for another domain: the names ops.tsv uses.
 std::string qualified(std::string_view domain, std::string_view type) {
@@ -105,7 +101,7 @@ std::map<std::string, bool> step_costs(const fs::path& dir) {
   return has_cost;
 }
 
-Tensor floats(std::vector<int64_t> shape) {
+Tensor sample_floats(std::vector<int64_t> shape) {
   Tensor t = Tensor::zeros(DType::kF32, shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = float(i % 7) * 0.25f;
   return t;
@@ -122,20 +118,21 @@ std::map<std::string, OpCall> sample_calls() {
   OpCall uniform = op_call("RandomUniform", 17, {{"shape", attr_ints({2, 3})}});
   add("RandomUniform", uniform);
   OpCall like = op_call("RandomNormalLike");
-  like.inputs = {floats({2, 3})};
+  like.inputs = {sample_floats({2, 3})};
   add("RandomNormalLike", like);
   OpCall multinomial = op_call("Multinomial", 17, {{"sample_size", attr_int(4)}});
-  multinomial.inputs = {floats({2, 3})};
+  multinomial.inputs = {sample_floats({2, 3})};
   add("Multinomial", multinomial);
   // Folded ahead of time in every node test.
   OpCall size = op_call("Size");
-  size.inputs = {floats({2, 3})};
+  size.inputs = {sample_floats({2, 3})};
   add("Size", size);
-  add("Constant", op_call("Constant", 17, {{"value", attr_tensor(floats({2}))}}));
+  add("Constant", op_call("Constant", 17, {{"value", attr_tensor(sample_floats({2}))}}));
   // Sequences (node tests use them inside Loop bodies or fold them).
-  const Tensor sequence = Tensor::sequence(DType::kF32, {floats({2, 3}), floats({1, 3})});
+  const Tensor sequence =
+      Tensor::sequence(DType::kF32, {sample_floats({2, 3}), sample_floats({1, 3})});
   OpCall construct = op_call("SequenceConstruct");
-  construct.inputs = {floats({2, 3}), floats({1, 3})};
+  construct.inputs = {sample_floats({2, 3}), sample_floats({1, 3})};
   add("SequenceConstruct", construct);
   OpCall at = op_call("SequenceAt");
   at.inputs = {sequence, Tensor::from<int64_t>({}, {1})};
@@ -147,20 +144,21 @@ std::map<std::string, OpCall> sample_calls() {
   concat.inputs = {sequence};
   add("ConcatFromSequence", concat);
   OpCall optional = op_call("Optional");
-  optional.inputs = {floats({2})};
+  optional.inputs = {sample_floats({2})};
   add("Optional", optional);
   // strata's internal ops (fusions the graph passes create).
   OpCall conv = op_call("FusedConv", 17, {{"activation", attr_string("Relu")}});
   conv.domain = ops::kStrataDomain;
-  conv.inputs = {floats({1, 2, 4, 4}), floats({3, 2, 3, 3}), floats({3})};
+  conv.inputs = {sample_floats({1, 2, 4, 4}), sample_floats({3, 2, 3, 3}), sample_floats({3})};
   add("strata:FusedConv", conv);
   OpCall matmul = op_call("FusedMatMul", 17, {{"activation", attr_string("")}});
   matmul.domain = ops::kStrataDomain;
-  matmul.inputs = {floats({2, 3}), floats({3, 4})};
+  matmul.inputs = {sample_floats({2, 3}), sample_floats({3, 4})};
   add("strata:FusedMatMul", matmul);
   OpCall norm = op_call("FusedBatchNorm", 17, {{"activation", attr_string("Relu")}});
   norm.domain = ops::kStrataDomain;
-  norm.inputs = {floats({1, 2, 3, 3}), floats({2}), floats({2}), floats({2}), floats({2})};
+  norm.inputs = {sample_floats({1, 2, 3, 3}), sample_floats({2}), sample_floats({2}),
+                 sample_floats({2}), sample_floats({2})};
   add("strata:FusedBatchNorm", norm);
   const Tensor one_scale = Tensor::from<float>({}, {0.5f});
   const Tensor zero_u8 = Tensor::from<uint8_t>({}, {uint8_t(0)});
@@ -230,7 +228,7 @@ std::optional<ops::Cost> cost_of_call(const OpCall& call) {
 }
 
 TEST(CostCoverage, EveryRegisteredOpHasACostRule) {
-  const fs::path root = data_root();
+  const fs::path root = onnx_tests_root();
   if (!fs::is_regular_file(root / "ops.tsv"))
     GTEST_SKIP() << "ONNX backend tests not found at " << root << " (set STRATA_ONNX_TESTS)";
   std::map<std::string, std::vector<std::string>> node_tests = tests_by_op(root);

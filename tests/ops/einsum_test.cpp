@@ -11,7 +11,7 @@ OpCall einsum(const std::string& equation, std::vector<Tensor> inputs) {
   return call;
 }
 
-Tensor a23() {
+Tensor einsum_a23() {
   return Tensor::from<float>({2, 3}, {1, 2, 3, 4, 5, 6});
 }
 Tensor sq() {
@@ -30,17 +30,20 @@ struct EinsumCase {
 
 TEST(Einsum, Equations) {
   const EinsumCase cases[] = {
-      {"ij,j->i", {a23(), v3()}, {2}, {-2, -2}},        // matrix-vector
-      {"ij->ji", {a23()}, {3, 2}, {1, 4, 2, 5, 3, 6}},  // explicit transpose
-      {"ji", {a23()}, {3, 2}, {1, 4, 2, 5, 3, 6}},      // implicit: sorted labels
-      {"ij->", {a23()}, {}, {21}},                      // sum of everything
-      {"ii->i", {sq()}, {2}, {1, 4}},                   // diagonal
-      {"ii", {sq()}, {}, {5}},                          // implicit trace
+      {"ij,j->i", {einsum_a23(), v3()}, {2}, {-2, -2}},        // matrix-vector
+      {"ij->ji", {einsum_a23()}, {3, 2}, {1, 4, 2, 5, 3, 6}},  // explicit transpose
+      {"ji", {einsum_a23()}, {3, 2}, {1, 4, 2, 5, 3, 6}},      // implicit: sorted labels
+      {"ij->", {einsum_a23()}, {}, {21}},                      // sum of everything
+      {"ii->i", {sq()}, {2}, {1, 4}},                          // diagonal
+      {"ii", {sq()}, {}, {5}},                                 // implicit trace
       {"i,j", {v3(), Tensor::from<float>({2}, {1, 2})}, {3, 2}, {1, 2, 0, 0, -1, -2}},
-      {"...j,j->...", {a23(), v3()}, {2}, {-2, -2}},  // ellipsis
-      {"i...->...", {a23()}, {3}, {5, 7, 9}},
-      {" i j , j k ", {a23(), Tensor::from<float>({3, 1}, {1, 1, 1})}, {2, 1}, {6, 15}},
-      {"ij,ij->ij", {Tensor::from<float>({1, 3}, {1, 2, 3}), a23()}, {2, 3}, {1, 4, 9, 4, 10, 18}},
+      {"...j,j->...", {einsum_a23(), v3()}, {2}, {-2, -2}},  // ellipsis
+      {"i...->...", {einsum_a23()}, {3}, {5, 7, 9}},
+      {" i j , j k ", {einsum_a23(), Tensor::from<float>({3, 1}, {1, 1, 1})}, {2, 1}, {6, 15}},
+      {"ij,ij->ij",
+       {Tensor::from<float>({1, 3}, {1, 2, 3}), einsum_a23()},
+       {2, 3},
+       {1, 4, 9, 4, 10, 18}},
       {"bij,bjk->bik",
        {Tensor::from<float>({2, 1, 2}, {1, 2, 3, 4}), Tensor::from<float>({2, 2, 1}, {1, 1, 2, 0})},
        {2, 1, 1},
@@ -78,20 +81,20 @@ TEST(Einsum, Cost) {
 
 TEST(Einsum, Errors) {
   const std::pair<const char*, std::vector<Tensor>> bad[] = {
-      {"ij,jk->ik", {a23(), a23()}},  // j sizes 3 vs 2
-      {"ij->ik", {a23()}},            // k not in any input
-      {"ij->ii", {a23()}},            // repeated output label
-      {"ijk->i", {a23()}},            // rank mismatch
-      {"ii->i", {a23()}},             // diagonal of a non-square matrix
-      {"ij,j->i", {a23()}},           // two operands, one input
-      {"...j->j", {a23()}},           // broadcast dims missing from the output
-      {"i.j->i", {a23()}},            // stray dot
-      {"i1->i", {a23()}},             // invalid character
+      {"ij,jk->ik", {einsum_a23(), einsum_a23()}},  // j sizes 3 vs 2
+      {"ij->ik", {einsum_a23()}},                   // k not in any input
+      {"ij->ii", {einsum_a23()}},                   // repeated output label
+      {"ijk->i", {einsum_a23()}},                   // rank mismatch
+      {"ii->i", {einsum_a23()}},                    // diagonal of a non-square matrix
+      {"ij,j->i", {einsum_a23()}},                  // two operands, one input
+      {"...j->j", {einsum_a23()}},                  // broadcast dims missing from the output
+      {"i.j->i", {einsum_a23()}},                   // stray dot
+      {"i1->i", {einsum_a23()}},                    // invalid character
   };
   for (const auto& [equation, inputs] : bad)
     EXPECT_THROW(run_op(einsum(equation, inputs)), Error) << equation;
   OpCall missing{.op_type = "Einsum", .opset = 12};
-  missing.inputs = {a23()};
+  missing.inputs = {einsum_a23()};
   EXPECT_THROW(run_op(missing), Error);
 }
 

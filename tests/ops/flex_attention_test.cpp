@@ -57,7 +57,8 @@ onnx::GraphProto one_op_body(const std::string& in, const std::string& op, float
   return b.graph();
 }
 
-void expect_values(const Tensor& t, const std::vector<double>& want, double tolerance = 1e-6) {
+void expect_attention_values(const Tensor& t, const std::vector<double>& want,
+                             double tolerance = 1e-6) {
   const std::vector<double> got = t.to_double();
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance) << "at " << i;
@@ -72,14 +73,14 @@ TEST(FlexAttention, DefaultScaleIsOneOverTheSquareRootOfTheHeadSize) {
   FlexModel f({1, 1, 1, 2}, {1, 1, 2, 2}, {1, 1, 2, 1});
   // Scores [1/√2, 0]; probabilities e^(1/√2) : 1, normalised; Y = p₀·1 + p₁·3.
   const double p0 = std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);
-  expect_values(f.run({kQ, kK, kV}), {p0 * 1 + (1 - p0) * 3});
+  expect_attention_values(f.run({kQ, kK, kV}), {p0 * 1 + (1 - p0) * 3});
 }
 
 TEST(FlexAttention, GivenScale) {
   FlexModel f({1, 1, 1, 2}, {1, 1, 2, 2}, {1, 1, 2, 1});
   set_attr(*f.node, "scale", float(std::log(3.0)));
   // Scores [ln 3, 0]: probabilities [3/4, 1/4]; Y = 3/4 + 3/4.
-  expect_values(f.run({kQ, kK, kV}), {1.5});
+  expect_attention_values(f.run({kQ, kK, kV}), {1.5});
 }
 
 // Two query heads share one K/V head.
@@ -87,7 +88,8 @@ TEST(FlexAttention, GroupedQueryHeadsShareKeysAndValues) {
   FlexModel f({1, 2, 1, 2}, {1, 1, 2, 2}, {1, 1, 2, 1});
   set_attr(*f.node, "scale", float(std::log(3.0)));
   // Head 0 as above (1.5); head 1 = [0, 1]: probabilities [1/4, 3/4], Y = 1/4 + 9/4.
-  expect_values(f.run({Tensor::from<float>({1, 2, 1, 2}, {1, 0, 0, 1}), kK, kV}), {1.5, 2.5});
+  expect_attention_values(f.run({Tensor::from<float>({1, 2, 1, 2}, {1, 0, 0, 1}), kK, kV}),
+                          {1.5, 2.5});
 }
 
 TEST(FlexAttention, DoubleInputsGiveDouble) {
@@ -97,7 +99,7 @@ TEST(FlexAttention, DoubleInputsGiveDouble) {
                           Tensor::from<double>({1, 1, 2, 2}, {1, 0, 0, 1}),
                           Tensor::from<double>({1, 1, 2, 1}, {1, 3})});
   EXPECT_EQ(y.dtype(), DType::kF64);
-  expect_values(y, {1.5}, 1e-6);  // the scale attribute is a float: ln 3 rounded
+  expect_attention_values(y, {1.5}, 1e-6);  // the scale attribute is a float: ln 3 rounded
 }
 
 // score_mod is given the whole scaled score tensor: multiplied by 0, the softmax is uniform.
@@ -106,7 +108,7 @@ TEST(FlexAttention, ScoreModRewritesTheScores) {
   set_attr(*f.node, "scale", float(std::log(3.0)));
   set_attr(*f.node, "score_mod", one_op_body("scores", "Mul", 0.0f));
   // Scores [ln 3, 0] × 0: probabilities [1/2, 1/2]; Y = 2.
-  expect_values(f.run({kQ, kK, kV}), {2.0});
+  expect_attention_values(f.run({kQ, kK, kV}), {2.0});
 }
 
 TEST(FlexAttention, ProbModRewritesTheProbabilities) {
@@ -114,7 +116,7 @@ TEST(FlexAttention, ProbModRewritesTheProbabilities) {
   set_attr(*f.node, "scale", float(std::log(3.0)));
   set_attr(*f.node, "prob_mod", one_op_body("probs", "Mul", 2.0f));
   // Probabilities [3/4, 1/4] doubled: Y = 2 × 1.5.
-  expect_values(f.run({kQ, kK, kV}), {3.0});
+  expect_attention_values(f.run({kQ, kK, kV}), {3.0});
 }
 
 // A score_mod reading a value of the enclosing graph by name (a capture): a bias input added to
@@ -129,9 +131,9 @@ TEST(FlexAttention, ScoreModReadsAnOuterValue) {
   set_attr(*f.node, "score_mod", b.graph());
   // Q = [0, 0]: scores [0, 0] plus [ln 3, 0]: probabilities [3/4, 1/4]; Y = 1.5.
   const float ln3 = float(std::log(3.0));
-  expect_values(f.run({Tensor::from<float>({1, 1, 1, 2}, {0, 0}), kK, kV,
-                       Tensor::from<float>({2}, {ln3, 0})}),
-                {1.5});
+  expect_attention_values(f.run({Tensor::from<float>({1, 1, 1, 2}, {0, 0}), kK, kV,
+                                 Tensor::from<float>({2}, {ln3, 0})}),
+                          {1.5});
 }
 
 // 2·B·Hq·L·S·(D + Dv) FLOPs for the products and 5 per score for the softmax.

@@ -4,16 +4,16 @@
 namespace strata::test {
 namespace {
 
-Tensor a23() {
+Tensor gemm_a23() {
   return Tensor::from<float>({2, 3}, {1, 2, 3, 4, 5, 6});
 }
-Tensor b32() {
+Tensor gemm_b32() {
   return Tensor::from<float>({3, 2}, {1, 0, 0, 1, 1, 1});
 }
 
 TEST(Gemm, DefaultsWithoutBias) {
   OpCall call{.op_type = "Gemm", .opset = 13};
-  call.inputs = {a23(), b32()};
+  call.inputs = {gemm_a23(), gemm_b32()};
   expect_near(run_op(call)[0], {4, 5, 10, 11});
 }
 
@@ -66,16 +66,16 @@ TEST(Gemm, Cost) {
 
 TEST(Gemm, Errors) {
   OpCall inner{.op_type = "Gemm", .opset = 13};
-  inner.inputs = {a23(), a23()};
+  inner.inputs = {gemm_a23(), gemm_a23()};
   EXPECT_THROW(run_op(inner), Error);
   OpCall bias{.op_type = "Gemm", .opset = 13};
-  bias.inputs = {a23(), b32(), Tensor::zeros(DType::kF32, {3})};
+  bias.inputs = {gemm_a23(), gemm_b32(), Tensor::zeros(DType::kF32, {3})};
   EXPECT_THROW(run_op(bias), Error);
   OpCall bias_rank{.op_type = "Gemm", .opset = 13};
-  bias_rank.inputs = {a23(), b32(), Tensor::zeros(DType::kF32, {1, 2, 2})};
+  bias_rank.inputs = {gemm_a23(), gemm_b32(), Tensor::zeros(DType::kF32, {1, 2, 2})};
   EXPECT_THROW(run_op(bias_rank), Error);
   OpCall rank3{.op_type = "Gemm", .opset = 13};
-  rank3.inputs = {Tensor::zeros(DType::kF32, {1, 2, 3}), b32()};
+  rank3.inputs = {Tensor::zeros(DType::kF32, {1, 2, 3}), gemm_b32()};
   EXPECT_THROW(run_op(rank3), Error);
 }
 

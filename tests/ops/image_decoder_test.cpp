@@ -5,18 +5,12 @@
 #include "ops/infer_util.h"
 #include "ops/op_cost_util.h"
 #include "ops/op_test_util.h"
+#include "testutil/test_images.h"
 
 namespace strata::test {
 namespace {
 
 using namespace std::string_view_literals;
-
-// 2 x 2 RGB PNG: red, green / blue, (51, 102, 204) (the same image as tests/io/image_test.cpp).
-constexpr auto kRgbPng =
-    "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x02\x00\x00\x00"
-    "\x02\x08\x02\x00\x00\x00\xfd\xd4\x9a\x73\x00\x00\x00\x16\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf"
-    "\xc0\xc0\xf0\x9f\x81\x91\x81\xe1\xbf\x71\xda\x59\x00\x1c\x2d\x04\x65\x85\x09\x26\x82\x00\x00"
-    "\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82"sv;
 
 Tensor bytes_tensor(std::string_view bytes) {
   Tensor t = Tensor::zeros(DType::kU8, {int64_t(bytes.size())});

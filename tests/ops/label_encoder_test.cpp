@@ -7,12 +7,6 @@
 namespace strata::test {
 namespace {
 
-Tensor strings(std::vector<int64_t> shape, const std::vector<std::string>& values) {
-  Tensor t = Tensor::zeros(DType::kString, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
-  return t;
-}
-
 OpCall encoder(std::map<std::string, ir::Attribute> attributes, Tensor x) {
   OpCall call = op_call("LabelEncoder", 4, std::move(attributes));
   call.domain = "ai.onnx.ml";

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -135,6 +136,17 @@ inline std::vector<Tensor> run_op(const OpCall& call) {
                                 out_tensors.size());
   op->run(kernel_ctx);
   return outputs;
+}
+
+// Float infinity and NaN, for inputs and expected values.
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// A string tensor of `shape` holding `values`.
+inline Tensor strings(std::vector<int64_t> shape, const std::vector<std::string>& values) {
+  Tensor t = Tensor::zeros(DType::kString, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
+  return t;
 }
 
 template <class T>

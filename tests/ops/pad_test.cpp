@@ -3,12 +3,12 @@
 namespace strata::test {
 namespace {
 
-const Tensor kData = Tensor::from<int32_t>({2, 3}, {0, 1, 2, 3, 4, 5});
+const Tensor kPadInput = Tensor::from<int32_t>({2, 3}, {0, 1, 2, 3, 4, 5});
 
-// Pads kData (2x3) with pads given as an input (opset 19).
+// Pads kPadInput (2x3) with pads given as an input (opset 19).
 std::vector<int32_t> padded(const std::string& mode, std::vector<int64_t> pads) {
   OpCall call{.op_type = "Pad", .opset = 19, .attributes = {{"mode", attr_string(mode)}}};
-  call.inputs = {kData, int64s(pads)};
+  call.inputs = {kPadInput, int64s(pads)};
   return values_of<int32_t>(run_op(call)[0]);
 }
 
@@ -60,7 +60,7 @@ TEST(Pad, Errors) {
   EXPECT_THROW(padded("mirror", {0, 0, 0, 0}), Error);     // unknown mode
   EXPECT_THROW(padded("reflect", {0, -3, 0, 1}), Error);   // reflect an empty axis
   OpCall old_wrap{.op_type = "Pad", .opset = 18, .attributes = {{"mode", attr_string("wrap")}}};
-  old_wrap.inputs = {kData, int64s({0, 0, 0, 0})};
+  old_wrap.inputs = {kPadInput, int64s({0, 0, 0, 0})};
   EXPECT_THROW(run_op(old_wrap), Error);
 }
 

@@ -7,8 +7,6 @@
 namespace strata::test {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-
 // Every reduction of [[1, -2], [3, 4]] over axis 1.
 struct ReduceCase {
   const char* op;

@@ -26,7 +26,7 @@ std::vector<Tensor> run_model(const ModelBuilder& m, const std::vector<Tensor>& 
   return out;
 }
 
-std::vector<float> floats_of(const Tensor& t) {
+std::vector<float> tensor_floats(const Tensor& t) {
   EXPECT_TRUE(t.is_tensor());
   EXPECT_EQ(t.dtype(), DType::kF32);
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
@@ -61,16 +61,16 @@ TEST(Sequence, ConstructInsertAtLengthConcatEraseSplit) {
   const Tensor a = Tensor::from<float>({2}, {1, 2}), b = Tensor::from<float>({2}, {3, 4}),
                c = Tensor::from<float>({2}, {5, 6});
   const std::vector<Tensor> out = run_model(sequence_model(), {a, b, c});
-  EXPECT_EQ(floats_of(out[0]), (std::vector<float>{1, 2}));  // item -2 of [c, a, b]
+  EXPECT_EQ(tensor_floats(out[0]), (std::vector<float>{1, 2}));  // item -2 of [c, a, b]
   EXPECT_EQ(out[1].data<int64_t>()[0], 3);
-  EXPECT_EQ(floats_of(out[2]), (std::vector<float>{5, 6, 1, 2, 3, 4}));
+  EXPECT_EQ(tensor_floats(out[2]), (std::vector<float>{5, 6, 1, 2, 3, 4}));
   EXPECT_EQ(out[3].shape(), (std::vector<int64_t>{3, 2}));
   ASSERT_EQ(out[4].kind(), ValueKind::kSequence);
   ASSERT_EQ(out[4].items().size(), 2u);  // the last item erased
-  EXPECT_EQ(floats_of(out[4].items()[1]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(tensor_floats(out[4].items()[1]), (std::vector<float>{1, 2}));
   ASSERT_EQ(out[5].items().size(), 6u);  // pieces of 1 along axis 0, kept as [1]
   EXPECT_EQ(out[5].items()[3].shape(), (std::vector<int64_t>{1}));
-  EXPECT_EQ(floats_of(out[5].items()[3]), (std::vector<float>{2}));
+  EXPECT_EQ(tensor_floats(out[5].items()[3]), (std::vector<float>{2}));
 }
 
 TEST(Sequence, PositionOutOfRangeNamesTheNode) {
@@ -117,7 +117,7 @@ TEST(Optional, HasElementAndGetElement) {
   ok.graph().mutable_node()->RemoveLast();  // without the failing get
   const std::vector<Tensor> out = run_model(ok, {Tensor::from<float>({2}, {1, 2})});
   EXPECT_TRUE(out[0].data<bool>()[0]);
-  EXPECT_EQ(floats_of(out[1]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(tensor_floats(out[1]), (std::vector<float>{1, 2}));
   EXPECT_FALSE(out[2].data<bool>()[0]);
   m.add_output("bad", DType::kF32, {2});
   expect_error(

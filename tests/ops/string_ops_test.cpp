@@ -12,12 +12,6 @@
 namespace strata::test {
 namespace {
 
-Tensor strings(std::vector<int64_t> shape, const std::vector<std::string>& values) {
-  Tensor t = Tensor::zeros(DType::kString, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
-  return t;
-}
-
 std::vector<std::string> values(const Tensor& t) {
   EXPECT_EQ(t.dtype(), DType::kString);
   return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.numel());

@@ -8,8 +8,6 @@
 namespace strata::test {
 namespace {
 
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 OpCall unary(const char* op_type, Tensor x) {
   OpCall call = op_call(op_type);
   call.inputs = {std::move(x)};

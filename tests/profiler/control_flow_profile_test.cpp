@@ -20,7 +20,7 @@
 namespace strata::test {
 namespace {
 
-constexpr int kIterations = 4;
+constexpr int kProfileIterations = 4;
 constexpr int64_t kTrips = 3;
 
 struct Profiled {
@@ -35,7 +35,7 @@ Profiled profile_of(const ModelBuilder& m) {
   runtime::Session session(p.graph, {{DType::kF32, {1, 4}}}, {});
   profiler::ProfileRunOptions options;
   options.warmup = 1;
-  options.iterations = kIterations;
+  options.iterations = kProfileIterations;
   p.profile = profiler::profile_session(session, {&x}, options);
   return p;
 }
@@ -77,13 +77,13 @@ TEST(ControlFlowProfile, LoopBodyNodesHaveRowsWithCallsPerInference) {
     EXPECT_GT(i, parent) << name;
     const profiler::NodeProfile& n = p.nodes[i];
     EXPECT_EQ(n.parent, "grow");
-    EXPECT_EQ(n.calls_per_iteration, std::vector<int>(kIterations, int(kTrips))) << name;
-    EXPECT_EQ(n.samples_ms.size(), size_t(kIterations));
-    EXPECT_EQ(n.call_ms.size(), size_t(kIterations * kTrips));
-    EXPECT_EQ(n.call_offsets_ms.size(), size_t(kIterations * kTrips));
+    EXPECT_EQ(n.calls_per_iteration, std::vector<int>(kProfileIterations, int(kTrips))) << name;
+    EXPECT_EQ(n.samples_ms.size(), size_t(kProfileIterations));
+    EXPECT_EQ(n.call_ms.size(), size_t(kProfileIterations * kTrips));
+    EXPECT_EQ(n.call_offsets_ms.size(), size_t(kProfileIterations * kTrips));
     EXPECT_GT(n.first_run_ms, 0) << name;
     const report::NodeFigures f = report::node_figures(n, {});
-    EXPECT_EQ(f.calls, kIterations * kTrips);
+    EXPECT_EQ(f.calls, kProfileIterations * kTrips);
     EXPECT_EQ(report::calls_text(f), "12 (3/inf)");
   }
   EXPECT_EQ(row(p, "grow").calls_per_iteration, std::vector<int>{});  // top level: once each
@@ -101,7 +101,7 @@ TEST(ControlFlowProfile, ShapesThatChangeBetweenCallsAreKeptPerCallAndShownAsARa
             (std::vector<std::string>{"float32[1,4]", "float32[1,4]"}));
   EXPECT_EQ(concat.shape_sets[2].outputs, (std::vector<std::string>{"float32[4,4]"}));
   std::vector<int> expected;
-  for (int i = 0; i < kIterations; ++i)
+  for (int i = 0; i < kProfileIterations; ++i)
     for (int k = 0; k < kTrips; ++k) expected.push_back(k);
   EXPECT_EQ(concat.call_shapes, expected);
   EXPECT_EQ(concat.input_shapes, (std::vector<std::string>{"float32[1..3,4]", "float32[1,4]"}));
@@ -146,10 +146,11 @@ TEST(ControlFlowProfile, ParentsKeepTheirOwnTimeAndTheRowsAddUp) {
 TEST(ControlFlowProfile, NestedBodiesNestTheirNames) {
   const profiler::Profile p = profile_of(growing_loop_model(kTrips, true)).profile;
   EXPECT_EQ(row(p, "grow/body/gate").parent, "grow");
-  EXPECT_EQ(row(p, "grow/body/gate").calls_per_iteration, std::vector<int>(kIterations, kTrips));
+  EXPECT_EQ(row(p, "grow/body/gate").calls_per_iteration,
+            std::vector<int>(kProfileIterations, kTrips));
   EXPECT_EQ(row(p, "grow/body/gate/then/inner_relu").parent, "grow/body/gate");
   EXPECT_EQ(row(p, "grow/body/gate/then/inner_relu").call_body_ms.size(), 0u);
-  EXPECT_EQ(row(p, "grow/body/gate").call_body_ms.size(), size_t(kIterations * kTrips));
+  EXPECT_EQ(row(p, "grow/body/gate").call_body_ms.size(), size_t(kProfileIterations * kTrips));
   // The condition stays true: the else branch never runs, and has no row.
   EXPECT_EQ(index_of(p, "grow/body/gate/else/inner_id"), p.nodes.size());
   EXPECT_LT(index_of(p, "grow/body/gate"), index_of(p, "grow/body/gate/then/inner_relu"));
@@ -172,7 +173,7 @@ TEST(ControlFlowProfile, TraceNestsBodyEventsUnderTheirParent) {
       EXPECT_TRUE(found) << child << " at " << start << " is within no event of " << parent;
     }
   };
-  EXPECT_EQ(spans["grow/body/body_concat"].size(), size_t(kIterations * kTrips));
+  EXPECT_EQ(spans["grow/body/body_concat"].size(), size_t(kProfileIterations * kTrips));
   inside("grow/body/body_concat", "grow");
   inside("grow/body/gate", "grow");
   inside("grow/body/gate/then/inner_relu", "grow/body/gate");

@@ -5,11 +5,12 @@
 #include <random>
 
 #include "report/profile_json.h"
+#include "testutil/test_files.h"
 
 namespace strata::report {
 namespace {
 
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data/";
+using test::kReportDataDir;
 
 std::vector<double> normal_samples(double mean, double sd, size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -94,8 +95,8 @@ TEST(Bootstrap, TooFewSamplesGiveNoVerdict) {
 }
 
 TEST(ProfileDiff, SmallProfilesMatchNodesAndTypes) {
-  const profiler::Profile a = read_profile(kDataDir + "small_profile.json");
-  const profiler::Profile b = read_profile(kDataDir + "small_profile_b.json");
+  const profiler::Profile a = read_profile(kReportDataDir + "small_profile.json");
+  const profiler::Profile b = read_profile(kReportDataDir + "small_profile_b.json");
   const ProfileDiff d = diff_profiles(a, b);
   EXPECT_EQ(d.whole.verdict, Verdict::kFaster);
   EXPECT_DOUBLE_EQ(d.whole.median_a, 10.05);
@@ -130,7 +131,7 @@ TEST(ProfileDiff, SmallProfilesMatchNodesAndTypes) {
 }
 
 TEST(ProfileDiff, NotesWhatMakesTheComparisonUnfair) {
-  profiler::Profile a = read_profile(kDataDir + "small_profile.json");
+  profiler::Profile a = read_profile(kReportDataDir + "small_profile.json");
   profiler::Profile b = a;
   b.threads = 4;
   b.machine.cpu = "Other CPU";

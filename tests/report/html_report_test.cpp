@@ -10,13 +10,14 @@
 #include "report/node_figures.h"
 #include "report/profile_json.h"
 #include "report/views.h"
+#include "testutil/test_files.h"
 
 namespace strata::report {
 namespace {
 
 using nlohmann::json;
 
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data/";
+using test::kReportDataDir;
 
 // The data blob of a page, parsed back.
 json page_data(const std::string& page) {
@@ -34,7 +35,7 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(HtmlReport, NodeNamesCannotEndTheScript) {
-  profiler::Profile p = read_profile(kDataDir + "small_profile.json");
+  profiler::Profile p = read_profile(kReportDataDir + "small_profile.json");
   p.nodes[0].name = "</script><script>alert(1)</script><!--";
   const std::string page = html_page("t </title>", profile_page_data(p));
   EXPECT_EQ(count(page, "</script>"), 2u);  // the data's and the code's own
@@ -47,7 +48,7 @@ TEST(HtmlReport, NodeNamesCannotEndTheScript) {
 }
 
 TEST(HtmlReport, ProfileTablesAreTheTextViewsCells) {
-  const profiler::Profile p = read_profile(kDataDir + "small_profile.json");
+  const profiler::Profile p = read_profile(kReportDataDir + "small_profile.json");
   const json data = profile_page_data(p);
   ViewOptions all;
   all.top = 0;
@@ -64,7 +65,7 @@ TEST(HtmlReport, ProfileTablesAreTheTextViewsCells) {
 }
 
 TEST(HtmlReport, ChartsCarryTheProfilesFigures) {
-  profiler::Profile p = read_profile(kDataDir + "small_profile.json");
+  profiler::Profile p = read_profile(kReportDataDir + "small_profile.json");
   for (size_t i = 0; i < p.nodes.size(); ++i) p.nodes[i].arena_live_bytes = int64_t(100 * (i % 3));
   p.nodes[4].arena_live_bytes = 5000;
   // Where each node started in each iteration (the file has no trace figures).
@@ -102,8 +103,8 @@ TEST(HtmlReport, ChartsCarryTheProfilesFigures) {
 }
 
 TEST(HtmlReport, DiffCarriesIntervalsLargestChangeFirst) {
-  const profiler::Profile a = read_profile(kDataDir + "small_profile.json");
-  const profiler::Profile b = read_profile(kDataDir + "small_profile_b.json");
+  const profiler::Profile a = read_profile(kReportDataDir + "small_profile.json");
+  const profiler::Profile b = read_profile(kReportDataDir + "small_profile_b.json");
   const ProfileDiff d = diff_profiles(a, b);
   const json data = diff_page_data(d, "a.json", "b.json");
   ASSERT_EQ(data["nodes"].size(), d.nodes.size());

@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "report/profile_json.h"
+#include "testutil/test_files.h"
 
 namespace strata::report {
 namespace {
 
-const std::string kSmallProfile =
-    std::string(STRATA_SOURCE_DIR) + "/tests/report/data/small_profile.json";
+using test::kSmallProfile;
 
 // The machine of small_profile.json: 100 GFLOP/s and 20 GB/s, a balance of 5 FLOP per byte.
 const profiler::MachineInfo kMachine = {"Test CPU 9000", 4, 100, 20, "test", "avx2+fma", 0, ""};

@@ -6,6 +6,7 @@
 
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/test_files.h"
 
 namespace strata::report {
 namespace {
@@ -13,8 +14,7 @@ namespace {
 using nlohmann::json;
 using test::expect_error;
 
-const std::string kSmallProfile =
-    std::string(STRATA_SOURCE_DIR) + "/tests/report/data/small_profile.json";
+using test::kSmallProfile;
 
 // Every field set to a value other than its default, so a field the writer or the reader forgets
 // breaks the round trip.

@@ -12,19 +12,20 @@
 #include "report/diff.h"
 #include "report/profile_json.h"
 #include "testutil/expect_error.h"
+#include "testutil/test_files.h"
 
 namespace strata::report {
 namespace {
 
-const std::string kDataDir = std::string(STRATA_SOURCE_DIR) + "/tests/report/data/";
+using test::kReportDataDir;
 
 const profiler::Profile& small_profile() {
-  static const profiler::Profile p = read_profile(kDataDir + "small_profile.json");
+  static const profiler::Profile p = read_profile(kReportDataDir + "small_profile.json");
   return p;
 }
 
 void expect_golden(const std::string& text, const std::string& name) {
-  const std::string path = kDataDir + "golden/" + name;
+  const std::string path = kReportDataDir + "golden/" + name;
   if (std::getenv("STRATA_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << path << " is missing; run with STRATA_UPDATE_GOLDEN=1 to create it";
@@ -152,7 +153,7 @@ TEST(Views, SummaryNamesSamplesFarAboveTheirNodesMedian) {
 }
 
 TEST(Views, DiffOfTheSmallProfiles) {
-  const profiler::Profile b = read_profile(kDataDir + "small_profile_b.json");
+  const profiler::Profile b = read_profile(kReportDataDir + "small_profile_b.json");
   const ProfileDiff d = diff_profiles(small_profile(), b);
   expect_golden(render_diff(d, "a.json", "b.json", ViewOptions{}), "diff.txt");
   ViewOptions conv;

@@ -13,6 +13,7 @@
 #include "testutil/control_flow_models.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/run_util.h"
 
 namespace strata::test {
 namespace {
@@ -20,16 +21,6 @@ namespace {
 using runtime::InputSpec;
 using runtime::Session;
 using runtime::SessionOptions;
-
-ir::Graph load_graph(const ModelBuilder& m) {
-  TempDir dir;
-  return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
-}
-
-std::vector<float> floats_of(const Tensor& t) {
-  EXPECT_EQ(t.dtype(), DType::kF32);
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
-}
 
 std::vector<Tensor> run(const ir::Graph& g, const std::vector<Tensor>& inputs,
                         SessionOptions options = {}) {

@@ -13,17 +13,13 @@
 #include "testutil/cli_util.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/run_util.h"
 
 namespace strata::test {
 namespace {
 
 using runtime::Session;
 using runtime::SessionOptions;
-
-ir::Graph load_graph(const ModelBuilder& m) {
-  TempDir dir;
-  return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
-}
 
 void run_once(const ir::Graph& g, const std::vector<Tensor>& inputs, SessionOptions options) {
   std::vector<runtime::InputSpec> specs;

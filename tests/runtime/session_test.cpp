@@ -9,6 +9,7 @@
 #include "runtime/model.h"
 #include "testutil/expect_error.h"
 #include "testutil/onnx_builder.h"
+#include "testutil/run_util.h"
 
 namespace strata::test {
 namespace {
@@ -16,17 +17,6 @@ namespace {
 using runtime::InputSpec;
 using runtime::Session;
 using runtime::SessionOptions;
-
-// Loads like the CLI does: parse, check op support, infer shapes.
-ir::Graph load_graph(const ModelBuilder& m) {
-  TempDir dir;
-  return runtime::load_model(m.save(dir.path("model.onnx"))).graph;
-}
-
-std::vector<float> floats_of(const Tensor& t) {
-  EXPECT_EQ(t.dtype(), DType::kF32);
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
-}
 
 // y = Relu(x @ w + b) with x [2,3], w [3,2], b [2]; z = Neg(y) as a second output.
 ModelBuilder dense_model() {

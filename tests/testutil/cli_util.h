@@ -60,6 +60,11 @@ inline std::string line_starting(const std::string& text, const std::string& pre
   return "";
 }
 
+// Whether `text` contains `part` anywhere.
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Exit code 2 and exactly one error line on stderr, naming every one of `details`.
 inline void expect_bad_input(const CliResult& r, const std::vector<std::string>& details) {
   EXPECT_EQ(r.code, 2) << describe(r);

@@ -133,7 +133,7 @@ void weighted_sum_scalar(const float* p, float w, int64_t n, const float* rows, 
     if (p[j] != 0) axpy(false, p[j] * w, rows + j * stride, y, E);
 }
 
-bool serves(const ir::Node& node) {
+bool attention_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Attention";
 }
 
@@ -194,7 +194,7 @@ Geometry geometry_of(const NodeRequest& r, const ops::AttentionAttributes& a) {
   return g;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict attention_supports(const NodeRequest& r) {
   const auto a = ops::attention_attributes(r.op);
   if (!a) return Verdict::no("not an Attention op");
   if (r.has_input(4) != r.has_input(5))
@@ -376,14 +376,15 @@ class AttentionKernel final : public Kernel {
   int64_t per_thread_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> attention_prepare(const NodeRequest& r) {
   return std::make_unique<AttentionKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily attention_family() {
-  return {"cpu_attention", false, &serves, &supports, &prepare, false};
+  return {"cpu_attention",    false, &attention_serves, &attention_supports,
+          &attention_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

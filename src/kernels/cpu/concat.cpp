@@ -17,7 +17,7 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-bool serves(const ir::Node& node) {
+bool concat_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Concat";
 }
 
@@ -27,7 +27,7 @@ int64_t concat_axis(const NodeRequest& r) {
   return axis < 0 ? axis + rank : axis;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict concat_supports(const NodeRequest& r) {
   if (r.node.inputs.empty() || r.node.outputs.size() != 1) return Verdict::no("no inputs");
   for (size_t i = 0; i < r.node.inputs.size(); ++i) {
     if (!r.has_input(i)) return Verdict::no("an input is omitted");
@@ -126,14 +126,14 @@ class ConcatKernel final : public Kernel {
   size_t row_bytes_ = 0;             // the output's bytes for one outer position
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> concat_prepare(const NodeRequest& r) {
   return std::make_unique<ConcatKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily concat_family() {
-  return {"cpu_concat", true, &serves, &supports, &prepare, false};
+  return {"cpu_concat", true, &concat_serves, &concat_supports, &concat_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

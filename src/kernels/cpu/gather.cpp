@@ -12,11 +12,11 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-bool serves(const ir::Node& node) {
+bool gather_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Gather";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict gather_supports(const NodeRequest& r) {
   if (!ops::gather_axis(r.op)) return Verdict::no("not a Gather op");
   if (r.node.outputs.size() != 1 || !r.has_input(0) || !r.has_input(1))
     return Verdict::no("needs data and indices");
@@ -87,14 +87,14 @@ class GatherKernel final : public Kernel {
   bool wide_ = false;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> gather_prepare(const NodeRequest& r) {
   return std::make_unique<GatherKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily gather_family() {
-  return {"cpu_gather", false, &serves, &supports, &prepare, false};
+  return {"cpu_gather", false, &gather_serves, &gather_supports, &gather_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

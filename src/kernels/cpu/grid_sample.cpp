@@ -24,13 +24,13 @@ using ops::GridSampleMode;
 using ops::GridSamplePadding;
 
 // Below this many output values, one thread does the whole node.
-constexpr int64_t kShareValues = int64_t(1) << 16;
+constexpr int64_t kGridSampleShareValues = int64_t(1) << 16;
 
-bool serves(const ir::Node& node) {
+bool grid_sample_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "GridSample";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict grid_sample_supports(const NodeRequest& r) {
   const auto a = ops::grid_sample_attributes(r.op);
   if (!a) return Verdict::no("not a GridSample op");
   if (r.input(0).dtype != DType::kF32 || r.input(1).dtype != DType::kF32)
@@ -107,7 +107,7 @@ class GridSampleKernel final : public Kernel {
     auto* offset = static_cast<int32_t*>(args.scratch);
     float* weight = reinterpret_cast<float*>(offset + taps_ * points_);
     const int64_t plane = height_ * width_;
-    const bool share = channels_ * points_ >= kShareValues;
+    const bool share = channels_ * points_ >= kGridSampleShareValues;
     // Each thread takes a range of points through every batch item and channel: its taps are its
     // own, so no thread waits for another.
 #pragma omp parallel if (share)
@@ -175,14 +175,15 @@ class GridSampleKernel final : public Kernel {
   int64_t batch_ = 0, channels_ = 0, height_ = 0, width_ = 0, points_ = 0, taps_ = 4;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> grid_sample_prepare(const NodeRequest& r) {
   return std::make_unique<GridSampleKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily grid_sample_family() {
-  return {"cpu_grid_sample", false, &serves, &supports, &prepare, false};
+  return {"cpu_grid_sample",    false, &grid_sample_serves, &grid_sample_supports,
+          &grid_sample_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

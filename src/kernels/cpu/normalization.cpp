@@ -19,7 +19,7 @@ namespace {
 
 // Below this many values in all, a second thread costs about what it saves (SiLU measured 2^19
 // values per thread for one pass; the normalisations read every value two or three times).
-constexpr int64_t kShareValues = int64_t(1) << 18;
+constexpr int64_t kNormalizationShareValues = int64_t(1) << 18;
 
 Verdict all_f32(const NodeRequest& r) {
   for (size_t i = 0; i < r.inputs.size(); ++i)
@@ -76,7 +76,8 @@ class RmsNormKernel final : public Kernel {
     const float* x = args.inputs[0]->data<float>();
     const float* scale = args.inputs[1]->data<float>();
     float* y = args.outputs[0]->data<float>();
-#pragma omp parallel for schedule(static) if (rows_ * inner_ >= kShareValues && rows_ > 1)
+#pragma omp parallel for schedule(static) if (rows_ * inner_ >= kNormalizationShareValues && \
+                                              rows_ > 1)
     for (int64_t row = 0; row < rows_; ++row) {
       const float* in = x + row * inner_;
       float* out = y + row * inner_;
@@ -141,7 +142,8 @@ class GroupNormKernel final : public Kernel {
     float* y = args.outputs[0]->data<float>();
     const int64_t tasks = batch_ * groups_;
     const int64_t count = per_group_ * spatial_;
-#pragma omp parallel for schedule(static) if (tasks * count >= kShareValues && tasks > 1)
+#pragma omp parallel for schedule(static) if (tasks * count >= kNormalizationShareValues && \
+                                              tasks > 1)
     for (int64_t task = 0; task < tasks; ++task) {
       const int64_t g = task % groups_;
       const int64_t begin = (task / groups_ * channels_ + g * per_group_) * spatial_;

@@ -19,19 +19,15 @@ namespace strata::kernels::cpu {
 namespace {
 
 // Below this many values one thread does the whole add (waking a second costs more).
-constexpr int64_t kShareValues = int64_t(1) << 17;
+constexpr int64_t kQLinearAddShareValues = int64_t(1) << 17;
 
 constexpr size_t kA = 0, kB = 3, kCScale = 6, kCZero = 7;
 
-bool is_8_bit(DType t) {
-  return t == DType::kU8 || t == DType::kI8;
-}
-
-bool serves(const ir::Node& node) {
+bool qlinear_add_serves(const ir::Node& node) {
   return node.domain == ops::kStrataDomain && node.op_type == "QLinearAdd";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict qlinear_add_supports(const NodeRequest& r) {
   for (size_t i : {kA + 1, kA + 2, kB + 1, kB + 2, kCScale, kCZero})
     if (!r.has_input(i) || !r.input(i).value)
       return Verdict::no("a scale or zero point is not constant");
@@ -55,8 +51,8 @@ struct Parameters {
   float a_scale, a_zero, b_scale, b_zero, c_scale, c_zero;
 };
 
-template <class A, class B, class C>
 // Compiled without FMA (the baseline target): two roundings, as in the reference kernel.
+template <class A, class B, class C>
 void add_scalar(const A* a, const B* b, C* c, int64_t n, const Parameters& p) {
   for (int64_t i = 0; i < n; ++i) {
     const float sum = (float(a[i]) - p.a_zero) * p.a_scale + (float(b[i]) - p.b_zero) * p.b_scale;
@@ -146,7 +142,7 @@ class QLinearAddKernel final : public Kernel {
     const auto* b = static_cast<const B*>(args.inputs[kB]->raw());
     auto* c = static_cast<C*>(args.outputs[0]->raw());
     const int64_t n = args.outputs[0]->numel();
-#pragma omp parallel if (n >= kShareValues)
+#pragma omp parallel if (n >= kQLinearAddShareValues)
     {
       const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
       const int64_t begin = n * t / threads / 64 * 64;
@@ -165,14 +161,15 @@ class QLinearAddKernel final : public Kernel {
   Parameters p_{};
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> qlinear_add_prepare(const NodeRequest& r) {
   return std::make_unique<QLinearAddKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily qlinear_add_family() {
-  return {"cpu_qlinear_add", true, &serves, &supports, &prepare, false};
+  return {"cpu_qlinear_add",    true, &qlinear_add_serves, &qlinear_add_supports,
+          &qlinear_add_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

@@ -21,10 +21,6 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-bool is_8_bit(DType t) {
-  return t == DType::kU8 || t == DType::kI8;
-}
-
 bool is_quantize(const ir::Node& node) {
   return node.op_type == "QuantizeLinear";
 }
@@ -33,13 +29,13 @@ bool is_dynamic(const ir::Node& node) {
   return node.op_type == "DynamicQuantizeLinear";
 }
 
-bool serves(const ir::Node& node) {
+bool quantize_serves(const ir::Node& node) {
   return (node.domain.empty() || node.domain == "ai.onnx") &&
          (node.op_type == "QuantizeLinear" || node.op_type == "DequantizeLinear" ||
           is_dynamic(node));
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict quantize_supports(const NodeRequest& r) {
   if (is_dynamic(r.node))
     return r.input(0).dtype == DType::kF32 ? Verdict::yes("float32 to uint8, range measured")
                                            : Verdict::no("float32 input only");
@@ -272,7 +268,7 @@ class DynamicQuantizeKernel final : public Kernel {
   Simd simd_ = simd_level();
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> quantize_prepare(const NodeRequest& r) {
   if (is_dynamic(r.node)) return std::make_unique<DynamicQuantizeKernel>();
   return std::make_unique<QuantizeKernel>(r);
 }
@@ -288,7 +284,7 @@ void dequantize_8_bit(DType type, const void* x, float* y, int64_t n, float scal
 }
 
 KernelFamily quantize_family() {
-  return {"cpu_quantize", true, &serves, &supports, &prepare, false};
+  return {"cpu_quantize", true, &quantize_serves, &quantize_supports, &quantize_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

@@ -25,12 +25,12 @@ using ops::RecurrentCell;
 // block well (bench/RESULTS.md, "Recurrent models").
 constexpr int64_t kMaxBatch = 8;
 
-bool serves(const ir::Node& node) {
+bool recurrent_serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN");
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict recurrent_supports(const NodeRequest& r) {
   if (!panel_product_available())
     return Verdict::no("strata's recurrent kernel needs AVX2 and FMA or AVX-512");
   const int64_t batch = r.input(kRecurrentX).shape[1].value();
@@ -333,14 +333,15 @@ class RecurrentKernel final : public Kernel {
   std::vector<Direction> directions_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> recurrent_prepare(const NodeRequest& r) {
   return std::make_unique<RecurrentKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily rnn_family() {
-  return {"cpu_recurrent", false, &serves, &supports, &prepare, false};
+  return {"cpu_recurrent",    false, &recurrent_serves, &recurrent_supports,
+          &recurrent_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

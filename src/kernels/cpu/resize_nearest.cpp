@@ -20,7 +20,7 @@ namespace {
 // Below this many output bytes, one thread does the whole node.
 constexpr int64_t kShareBytes = int64_t(1) << 18;
 
-bool serves(const ir::Node& node) {
+bool resize_nearest_serves(const ir::Node& node) {
   return node.domain.empty() && (node.op_type == "Resize" || node.op_type == "Upsample");
 }
 
@@ -51,7 +51,7 @@ bool is_identity(const std::vector<int64_t>& table) {
   return true;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict resize_nearest_supports(const NodeRequest& r) {
   if (!r.has_input(0) || r.node.outputs.size() != 1) return Verdict::no("no input");
   if (r.input(0).dtype == DType::kString) return Verdict::no("string tensors are not bytes");
   if (r.output(0).shape.rank() < 1) return Verdict::no("scalars");
@@ -160,14 +160,15 @@ class ResizeNearestKernel final : public Kernel {
   int64_t rows_ = 1;                           // output positions before the last axis
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> resize_nearest_prepare(const NodeRequest& r) {
   return std::make_unique<ResizeNearestKernel>(r, *sources_of(r));
 }
 
 }  // namespace
 
 KernelFamily resize_nearest_family() {
-  return {"cpu_resize_nearest", true, &serves, &supports, &prepare, false};
+  return {"cpu_resize_nearest",    true, &resize_nearest_serves, &resize_nearest_supports,
+          &resize_nearest_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

@@ -22,17 +22,17 @@ namespace strata::kernels::cpu {
 namespace {
 
 // Below this many output values, one thread does the whole node.
-constexpr int64_t kShareValues = int64_t(1) << 14;
+constexpr int64_t kRoiAlignShareValues = int64_t(1) << 14;
 // From this many channels on, the feature map is read channels-last.
 constexpr int64_t kChannelsLastFrom = 16;
 // Channels one pass over a bin's taps sums (a stack array each for sums and maxima).
 constexpr int64_t kChannelChunk = 64;
 
-bool serves(const ir::Node& node) {
+bool roi_align_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "RoiAlign";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict roi_align_supports(const NodeRequest& r) {
   const auto a = ops::roi_align_attributes(r.op);
   if (!a) return Verdict::no("not a RoiAlign op");
   if (a->sampling_ratio <= 0)
@@ -80,7 +80,7 @@ class RoiAlignKernel final : public Kernel {
       for (int k = 0; k < 4; ++k)
         if (!std::isfinite(rois[r * 4 + k])) fail("roi {} has a coordinate that is not finite", r);
     }
-    const bool share = rois_ * channels_ * bins_ >= kShareValues;
+    const bool share = rois_ * channels_ * bins_ >= kRoiAlignShareValues;
 #pragma omp parallel for schedule(static) if (share)
     for (int64_t r = 0; r < rois_; ++r)
       roi_taps(rois + r * 4, offset + r * taps, weight + r * taps);
@@ -203,14 +203,15 @@ class RoiAlignKernel final : public Kernel {
   int64_t batch_ = 0, channels_ = 0, height_ = 0, width_ = 0, rois_ = 0, samples_ = 0, bins_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> roi_align_prepare(const NodeRequest& r) {
   return std::make_unique<RoiAlignKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily roi_align_family() {
-  return {"cpu_roi_align", false, &serves, &supports, &prepare, false};
+  return {"cpu_roi_align",    false, &roi_align_serves, &roi_align_supports,
+          &roi_align_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

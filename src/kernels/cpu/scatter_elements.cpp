@@ -19,11 +19,11 @@ constexpr int64_t kShareUpdates = int64_t(1) << 15;
 // Inner (after the axis) positions one work item takes.
 constexpr int64_t kInnerBlock = 1024;
 
-bool serves(const ir::Node& node) {
+bool scatter_elements_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "ScatterElements";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict scatter_elements_supports(const NodeRequest& r) {
   const auto a = ops::scatter_elements_attributes(r.op);
   if (!a) return Verdict::no("not a ScatterElements op");
   if (a->reduction != "none") return Verdict::no("a reduction stays with the reference");
@@ -99,14 +99,15 @@ class ScatterElementsKernel final : public Kernel {
   int64_t axis_ = 0, axis_stride_ = 0, length_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> scatter_elements_prepare(const NodeRequest& r) {
   return std::make_unique<ScatterElementsKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily scatter_elements_family() {
-  return {"cpu_scatter_elements", false, &serves, &supports, &prepare, false};
+  return {"cpu_scatter_elements",    false, &scatter_elements_serves, &scatter_elements_supports,
+          &scatter_elements_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

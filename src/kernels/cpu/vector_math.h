@@ -101,7 +101,7 @@ STRATA_AVX2_FMA __m256 tanh8(__m256 x) {
   return _mm256_fmsub_ps(s, _mm256_set1_ps(2.f), _mm256_set1_ps(1.f));
 }
 
-// The lanes of the last, partial vector: the first `left` (1..7) of 8.
+// The first `left` (0 to 8) of 8 lanes: the valid part of a last, partial vector.
 STRATA_AVX2_FMA __m256i tail_mask8(int64_t left) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(left)),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -9,13 +9,13 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-bool serves(const ir::Node& node) {
+bool view_serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "Reshape" || node.op_type == "Flatten" || node.op_type == "Squeeze" ||
           node.op_type == "Unsqueeze" || node.op_type == "Identity");
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict view_supports(const NodeRequest& r) {
   if (r.node.outputs.size() != 1) return Verdict::no("more than one output");
   if (r.input(0).dtype == DType::kString) return Verdict::no("string tensors are not bytes");
   return Verdict::yes("the output is the input's bytes under another shape");
@@ -37,14 +37,14 @@ class ViewKernel final : public Kernel {
   }
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> view_prepare(const NodeRequest& r) {
   return std::make_unique<ViewKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily view_family() {
-  return {"cpu_view", false, &serves, &supports, &prepare, false};
+  return {"cpu_view", false, &view_serves, &view_supports, &view_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

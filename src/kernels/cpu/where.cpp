@@ -13,7 +13,7 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-bool serves(const ir::Node& node) {
+bool where_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Where";
 }
 
@@ -32,7 +32,7 @@ int64_t period(const std::vector<int64_t>& shape, const std::vector<int64_t>& ou
   return count;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict where_supports(const NodeRequest& r) {
   if (r.node.inputs.size() != 3 || !r.has_input(0) || !r.has_input(1) || !r.has_input(2))
     return Verdict::no("needs a condition and two values");
   const size_t bytes = dtype_size(r.input(1).dtype);
@@ -96,14 +96,14 @@ class WhereKernel final : public Kernel {
   int64_t periods_[3] = {};
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> where_prepare(const NodeRequest& r) {
   return std::make_unique<WhereKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily where_family() {
-  return {"cpu_where", false, &serves, &supports, &prepare, false};
+  return {"cpu_where", false, &where_serves, &where_supports, &where_prepare, false};
 }
 
 }  // namespace strata::kernels::cpu

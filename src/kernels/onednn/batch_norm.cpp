@@ -14,7 +14,7 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) {
+bool batch_norm_serves(const ir::Node& node) {
   return (node.domain.empty() && node.op_type == "BatchNormalization") ||
          node.op_type == "FusedBatchNorm";
 }
@@ -30,7 +30,7 @@ bool is_relu(const ops::Activation& a) {
   return a.kind == ops::ActivationKind::kRelu;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict batch_norm_supports(const NodeRequest& r) {
   const std::optional<ops::FusedBatchNormAttributes> fused = attributes_of(r.op);
   if (!fused) return Verdict::no("the op is not a batch normalisation");
   const ops::BatchNormAttributes* a = &fused->norm;
@@ -102,14 +102,15 @@ class BatchNormKernel final : public Kernel {
   std::vector<std::shared_ptr<const Tensor>> params_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> batch_norm_prepare(const NodeRequest& r) {
   return std::make_unique<BatchNormKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily batch_norm_family() {
-  return {"onednn_batch_norm", true, &serves, &supports, &prepare, true};
+  return {"onednn_batch_norm", true, &batch_norm_serves, &batch_norm_supports,
+          &batch_norm_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

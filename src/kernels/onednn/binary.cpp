@@ -2,7 +2,6 @@
 // shared among the session's threads): f32, numpy broadcasting where the first operand (or, for Add
 // and Mul, either) has the output's shape. Same-shape and per-channel operations keep the layout
 // the first operand comes in; other broadcasts run plain.
-#include <algorithm>
 
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
@@ -13,7 +12,7 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) {
+bool binary_serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
           node.op_type == "Div" || (node.op_type == "Sum" && node.inputs.size() == 2));
@@ -39,7 +38,7 @@ int full_input(const NodeRequest& r) {
   return -1;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict binary_supports(const NodeRequest& r) {
   if (r.node.inputs.size() != 2 || !r.has_input(0) || !r.has_input(1))
     return Verdict::no("needs two inputs");
   if (r.graph.opset < 7 && r.node.op_type != "Sum")
@@ -51,12 +50,6 @@ Verdict supports(const NodeRequest& r) {
   if (full_input(r) < 0) return Verdict::no("the first operand broadcasts to the output's shape");
   if (r.output(0).shape.rank() > 6) return Verdict::no("more than 6 dimensions");
   return Verdict::yes("f32 element-wise arithmetic");
-}
-
-// `shape` with leading 1s up to `rank`.
-std::vector<int64_t> padded(std::vector<int64_t> shape, size_t rank) {
-  shape.insert(shape.begin(), rank - std::min(rank, shape.size()), 1);
-  return shape;
 }
 
 class BinaryKernel final : public Kernel {
@@ -135,14 +128,14 @@ class BinaryKernel final : public Kernel {
   int slot0_ = -1, slot1_ = -1, dst_slot_ = -1;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> binary_prepare(const NodeRequest& r) {
   return std::make_unique<BinaryKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily binary_family() {
-  return {"onednn_binary", true, &serves, &supports, &prepare, true};
+  return {"onednn_binary", true, &binary_serves, &binary_supports, &binary_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

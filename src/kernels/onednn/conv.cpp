@@ -34,11 +34,11 @@ std::optional<ConvSetup> setup_of(const ops::Op& op) {
   return std::nullopt;
 }
 
-bool serves(const ir::Node& node) {
+bool conv_serves(const ir::Node& node) {
   return (node.domain.empty() && node.op_type == "Conv") || node.op_type == "FusedConv";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict conv_supports(const NodeRequest& r) {
   const std::optional<ConvSetup> setup = setup_of(r.op);
   if (!setup) return Verdict::no("the op is not a convolution");
   const ops::Meta& x = r.input(0);
@@ -319,14 +319,14 @@ class ConvKernel final : public Kernel {
   std::shared_ptr<const Tensor> bias_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> conv_prepare(const NodeRequest& r) {
   return std::make_unique<ConvKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily conv_family() {
-  return {"onednn_conv", true, &serves, &supports, &prepare, true};
+  return {"onednn_conv", true, &conv_serves, &conv_supports, &conv_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

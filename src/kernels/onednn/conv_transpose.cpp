@@ -14,7 +14,7 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) {
+bool conv_transpose_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "ConvTranspose";
 }
 
@@ -43,7 +43,7 @@ Deconvolution deconvolution_of(const NodeRequest& r) {
   return d;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict conv_transpose_supports(const NodeRequest& r) {
   const ops::Meta& x = r.input(0);
   if (x.dtype != DType::kF32)
     return Verdict::no("oneDNN deconvolution runs f32 here; X is " +
@@ -133,14 +133,15 @@ class DeconvolutionKernel final : public SrcDstKernel {
   std::shared_ptr<const Tensor> bias_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> conv_transpose_prepare(const NodeRequest& r) {
   return std::make_unique<DeconvolutionKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily conv_transpose_family() {
-  return {"onednn_conv_transpose", true, &serves, &supports, &prepare, true};
+  return {"onednn_conv_transpose", true, &conv_transpose_serves, &conv_transpose_supports,
+          &conv_transpose_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

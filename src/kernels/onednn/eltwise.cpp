@@ -73,7 +73,7 @@ std::optional<Eltwise> function_of(const NodeRequest& r, std::string& why) {
   return std::nullopt;
 }
 
-bool serves(const ir::Node& node) {
+bool eltwise_serves(const ir::Node& node) {
   static const char* const kTypes[] = {
       "Relu", "Sigmoid",   "Tanh", "Exp", "Sqrt", "Abs",       "Neg",         "Reciprocal",
       "Pow",  "LeakyRelu", "Clip", "Elu", "Gelu", "HardSwish", "HardSigmoid", "Selu"};
@@ -83,7 +83,7 @@ bool serves(const ir::Node& node) {
   return false;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict eltwise_supports(const NodeRequest& r) {
   if (r.input(0).dtype != DType::kF32)
     return Verdict::no("oneDNN eltwise runs f32 here; the input is " +
                        std::string(dtype_name(r.input(0).dtype)));
@@ -115,14 +115,14 @@ class EltwiseKernel final : public SrcDstKernel {
   }
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> eltwise_prepare(const NodeRequest& r) {
   return std::make_unique<EltwiseKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily eltwise_family() {
-  return {"onednn_eltwise", true, &serves, &supports, &prepare, true};
+  return {"onednn_eltwise", true, &eltwise_serves, &eltwise_supports, &eltwise_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -11,11 +11,11 @@ namespace strata::kernels::onednn {
 
 namespace {
 
-bool serves(const ir::Node& node) {
+bool lrn_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "LRN";
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict lrn_supports(const NodeRequest& r) {
   const std::optional<ops::LrnAttributes> a = ops::lrn_attributes(r.op);
   if (!a) return Verdict::no("the op is not an LRN");
   if (r.input(0).dtype != DType::kF32) return Verdict::no("oneDNN LRN runs f32 here");
@@ -43,14 +43,14 @@ class LrnKernel final : public SrcDstKernel {
   }
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> lrn_prepare(const NodeRequest& r) {
   return std::make_unique<LrnKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily lrn_family() {
-  return {"onednn_lrn", true, &serves, &supports, &prepare, true};
+  return {"onednn_lrn", true, &lrn_serves, &lrn_supports, &lrn_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -22,7 +22,7 @@ using dnnl::memory;
 // Weights smaller than this (elements) are read in place rather than packed.
 constexpr int64_t kMinPackedElements = 4096;
 
-bool serves(const ir::Node& node) {
+bool matmul_serves(const ir::Node& node) {
   return (node.domain.empty() && (node.op_type == "MatMul" || node.op_type == "Gemm")) ||
          node.op_type == "FusedMatMul";
 }
@@ -56,19 +56,12 @@ std::optional<Product> product_of(const NodeRequest& r) {
   return std::nullopt;
 }
 
-// `shape` with leading 1s up to `rank`.
-memory::dims padded(const std::vector<int64_t>& shape, size_t rank) {
-  memory::dims d(rank - std::min(rank, shape.size()), 1);
-  d.insert(d.end(), shape.begin(), shape.end());
-  return d;
-}
-
 int64_t product(const memory::dims& d, size_t from, size_t to) {
   return std::accumulate(d.begin() + long(from), d.begin() + long(to), int64_t(1),
                          std::multiplies<>());
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict matmul_supports(const NodeRequest& r) {
   const std::optional<Product> p = product_of(r);
   if (!p) return Verdict::no("the op is not a matrix product");
   for (size_t i = 0; i < r.inputs.size(); ++i)
@@ -334,14 +327,14 @@ class MatMulKernel final : public Kernel {
   int scaled_c_input_ = -1;  // the input scaled_c_ stands for
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> matmul_prepare(const NodeRequest& r) {
   return std::make_unique<MatMulKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily matmul_family() {
-  return {"onednn_matmul", false, &serves, &supports, &prepare, true};
+  return {"onednn_matmul", false, &matmul_serves, &matmul_supports, &matmul_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

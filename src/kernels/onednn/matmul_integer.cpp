@@ -41,7 +41,7 @@ Operands operands_of(const ir::Node& node) {
   return {false, 0, 2, 1, 3};
 }
 
-bool serves(const ir::Node& node) {
+bool matmul_integer_serves(const ir::Node& node) {
   if (node.domain == ops::kStrataDomain)
     return node.op_type == "QLinearGemm" || node.op_type == "MatMulIntegerToFloat";
   return node.domain.empty() &&
@@ -52,7 +52,7 @@ bool is_one_value(const Shape& s) {
   return s.rank() == 0 || (s.rank() == 1 && s[0].value() == 1);
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict matmul_integer_supports(const NodeRequest& r) {
   const Operands o = operands_of(r.node);
   const DType a = r.input(o.a).dtype;
   if (a != DType::kU8 && a != DType::kI8) return Verdict::no("A must be uint8 or int8");
@@ -211,14 +211,15 @@ class MatMulIntegerKernel final : public Kernel {
   std::shared_ptr<const Tensor> bias_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> matmul_integer_prepare(const NodeRequest& r) {
   return std::make_unique<MatMulIntegerKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily matmul_integer_family() {
-  return {"onednn_matmul_integer", false, &serves, &supports, &prepare, false};
+  return {"onednn_matmul_integer", false, &matmul_integer_serves, &matmul_integer_supports,
+          &matmul_integer_prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

@@ -63,6 +63,11 @@ memory::desc desc_of(const std::vector<int64_t>& shape, Layout layout, memory::d
                       format_of(layout, int64_t(shape.size())));
 }
 
+std::vector<int64_t> padded(std::vector<int64_t> shape, size_t rank) {
+  shape.insert(shape.begin(), rank - std::min(rank, shape.size()), 1);
+  return shape;
+}
+
 std::optional<Layout> layout_of(const memory::desc& desc) {
   const memory::dims dims = desc.dims();
   const std::vector<int64_t> shape(dims.begin(), dims.end());

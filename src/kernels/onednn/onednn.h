@@ -28,6 +28,9 @@ dnnl::memory::format_tag format_of(Layout layout, int64_t rank);
 dnnl::memory::desc desc_of(const std::vector<int64_t>& shape, Layout layout,
                            dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 
+// `shape` with leading 1s up to `rank` (how operands broadcast to a rank).
+std::vector<int64_t> padded(std::vector<int64_t> shape, size_t rank);
+
 // The strata layout a descriptor oneDNN chose is in, or nullopt when it is none of them.
 std::optional<Layout> layout_of(const dnnl::memory::desc& desc);
 

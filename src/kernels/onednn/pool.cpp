@@ -15,7 +15,7 @@ bool is_global(const ir::Node& node) {
   return node.op_type == "GlobalAveragePool" || node.op_type == "GlobalMaxPool";
 }
 
-bool serves(const ir::Node& node) {
+bool pool_serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "MaxPool" || node.op_type == "AveragePool" || is_global(node));
 }
@@ -57,7 +57,7 @@ PoolWindow window_of(const NodeRequest& r) {
   return w;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict pool_supports(const NodeRequest& r) {
   const ops::Meta& x = r.input(0);
   if (x.dtype != DType::kF32)
     return Verdict::no("oneDNN pooling runs f32 here; X is " + std::string(dtype_name(x.dtype)));
@@ -106,14 +106,14 @@ class PoolKernel final : public SrcDstKernel {
   }
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> pool_prepare(const NodeRequest& r) {
   return std::make_unique<PoolKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily pool_family() {
-  return {"onednn_pool", true, &serves, &supports, &prepare, true};
+  return {"onednn_pool", true, &pool_serves, &pool_supports, &pool_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

@@ -23,12 +23,8 @@ using dnnl::memory;
 
 enum Input : size_t { kX, kXScale, kXZero, kW, kWScale, kWZero, kYScale, kYZero, kBias };
 
-bool serves(const ir::Node& node) {
+bool qlinear_conv_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "QLinearConv";
-}
-
-bool is_8_bit(DType t) {
-  return t == DType::kU8 || t == DType::kI8;
 }
 
 // A constant input's values as doubles, or nullopt when it is not a constant.
@@ -37,7 +33,7 @@ std::optional<std::vector<double>> constant_values(const NodeRequest& r, size_t 
   return r.input(i).value->to_double();
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict qlinear_conv_supports(const NodeRequest& r) {
   if (!ops::qlinear_conv_attributes(r.op)) return Verdict::no("the op is not a QLinearConv");
   const ops::Meta& x = r.input(kX);
   if (!is_8_bit(x.dtype) || !is_8_bit(r.output(0).dtype))
@@ -151,14 +147,15 @@ class QLinearConvKernel final : public Kernel {
   std::shared_ptr<const Tensor> bias_;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> qlinear_conv_prepare(const NodeRequest& r) {
   return std::make_unique<QLinearConvKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily qlinear_conv_family() {
-  return {"onednn_qlinear_conv", true, &serves, &supports, &prepare, false};
+  return {"onednn_qlinear_conv", true, &qlinear_conv_serves, &qlinear_conv_supports,
+          &qlinear_conv_prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

@@ -20,18 +20,7 @@ namespace {
 using dnnl::memory;
 using ops::RecurrentCell;
 
-enum Input {
-  kX = kRecurrentX,
-  kW = kRecurrentW,
-  kR = kRecurrentR,
-  kB = kRecurrentB,
-  kInitialH = kRecurrentInitialH,
-  kInitialC = kRecurrentInitialC,
-  kPeepholes = kRecurrentPeepholes
-};
-enum Output { kY = kRecurrentY, kYH = kRecurrentYH, kYC = kRecurrentYC };
-
-bool serves(const ir::Node& node) {
+bool rnn_serves(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN");
 }
@@ -42,7 +31,7 @@ dnnl::algorithm rnn_activation(RnnFunction f) {
                                    : dnnl::algorithm::eltwise_logistic;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict rnn_supports(const NodeRequest& r) {
   return recurrent_support(r);
 }
 
@@ -113,25 +102,25 @@ class RecurrentKernel final : public Kernel {
  public:
   explicit RecurrentKernel(const NodeRequest& r) {
     const ops::RecurrentAttributes a = *ops::recurrent_attributes(r.op);
-    const std::vector<int64_t> x = r.input(kX).shape.values();
+    const std::vector<int64_t> x = r.input(kRecurrentX).shape.values();
     seq_ = x[0];
     batch_ = x[1];
     const int64_t input = x[2], dirs = a.directions;
     const int64_t gates = a.gates();
-    hidden_ = a.hidden_size > 0 ? a.hidden_size : r.input(kW).shape[1].value() / gates;
+    hidden_ = a.hidden_size > 0 ? a.hidden_size : r.input(kRecurrentW).shape[1].value() / gates;
     dirs_ = dirs;
     const bool lstm = a.cell == RecurrentCell::kLstm;
-    const bool has_peepholes = lstm && r.has_input(kPeepholes);
+    const bool has_peepholes = lstm && r.has_input(kRecurrentPeepholes);
     const std::vector<int64_t> order = onnx_gate_order(a.cell);
     const bool lbr = a.cell == RecurrentCell::kGru && a.linear_before_reset;
 
     const memory::desc src_layer = desc_of({seq_, batch_, input}, Layout::kPlain);
     const memory::desc state = desc_of({1, dirs, batch_, hidden_}, Layout::kPlain);
     const memory::desc none;
-    const memory::desc src_iter = r.has_input(kInitialH) ? state : none;
-    const memory::desc src_iter_c = lstm && r.has_input(kInitialC) ? state : none;
-    const memory::desc dst_iter = has_output(r, kYH) ? state : none;
-    const memory::desc dst_iter_c = lstm && has_output(r, kYC) ? state : none;
+    const memory::desc src_iter = r.has_input(kRecurrentInitialH) ? state : none;
+    const memory::desc src_iter_c = lstm && r.has_input(kRecurrentInitialC) ? state : none;
+    const memory::desc dst_iter = has_output(r, kRecurrentYH) ? state : none;
+    const memory::desc dst_iter_c = lstm && has_output(r, kRecurrentYC) ? state : none;
     // Bidirectional output concatenates the directions per step: [seq, batch, 2·H], copied into
     // ONNX's [seq, dirs, batch, H] after the run. One direction's [seq, batch, H] is Y itself.
     const memory::desc dst_layer = desc_of({seq_, batch_, dirs * hidden_}, Layout::kPlain);
@@ -183,8 +172,10 @@ class RecurrentKernel final : public Kernel {
 
     // Weights: ONNX's [dirs, gates·H, cols] is oneDNN's ldgoi once the gates are in its order.
     const auto ldgoi = memory::format_tag::ldgoi;
-    const std::vector<float> wl = permute_gates(*r.input(kW).value, order, dirs, hidden_, input);
-    const std::vector<float> wi = permute_gates(*r.input(kR).value, order, dirs, hidden_, hidden_);
+    const std::vector<float> wl =
+        permute_gates(*r.input(kRecurrentW).value, order, dirs, hidden_, input);
+    const std::vector<float> wi =
+        permute_gates(*r.input(kRecurrentR).value, order, dirs, hidden_, hidden_);
     primitive_.add_fixed(
         DNNL_ARG_WEIGHTS_LAYER,
         reorder_to(wl.data(),
@@ -195,43 +186,46 @@ class RecurrentKernel final : public Kernel {
         reorder_to(wi.data(),
                    memory::desc({1, dirs, hidden_, gates, hidden_}, memory::data_type::f32, ldgoi),
                    packed_iter));
-    const std::vector<float> b =
-        combined_bias(r.has_input(kB) ? r.input(kB).value.get() : nullptr, a, order, hidden_);
+    const std::vector<float> b = combined_bias(
+        r.has_input(kRecurrentB) ? r.input(kRecurrentB).value.get() : nullptr, a, order, hidden_);
     primitive_.add_fixed(DNNL_ARG_BIAS, reorder_to(b.data(), bias, bias));
     packed_bytes_ = int64_t(packed_layer.get_size() + packed_iter.get_size() + bias.get_size());
     if (has_peepholes) {
-      const std::vector<float> p = permute_peepholes(*r.input(kPeepholes).value, dirs, hidden_);
+      const std::vector<float> p =
+          permute_peepholes(*r.input(kRecurrentPeepholes).value, dirs, hidden_);
       primitive_.add_fixed(DNNL_ARG_WEIGHTS_PEEPHOLE, reorder_to(p.data(), w_peep, w_peep));
       packed_bytes_ += int64_t(w_peep.get_size());
     }
 
     src_layer_slot_ = primitive_.add_slot(DNNL_ARG_SRC_LAYER, src_layer);
-    if (r.has_input(kInitialH)) src_iter_slot_ = primitive_.add_slot(DNNL_ARG_SRC_ITER, state);
-    if (lstm && r.has_input(kInitialC))
+    if (r.has_input(kRecurrentInitialH))
+      src_iter_slot_ = primitive_.add_slot(DNNL_ARG_SRC_ITER, state);
+    if (lstm && r.has_input(kRecurrentInitialC))
       src_iter_c_slot_ = primitive_.add_slot(DNNL_ARG_SRC_ITER_C, state);
-    if (has_output(r, kYH)) dst_iter_slot_ = primitive_.add_slot(DNNL_ARG_DST_ITER, state);
-    if (lstm && has_output(r, kYC))
+    if (has_output(r, kRecurrentYH)) dst_iter_slot_ = primitive_.add_slot(DNNL_ARG_DST_ITER, state);
+    if (lstm && has_output(r, kRecurrentYC))
       dst_iter_c_slot_ = primitive_.add_slot(DNNL_ARG_DST_ITER_C, state);
     dst_layer_slot_ = primitive_.add_slot(DNNL_ARG_DST_LAYER, dst_layer);
-    y_in_scratch_ = dirs == 2 || !has_output(r, kY);
+    y_in_scratch_ = dirs == 2 || !has_output(r, kRecurrentY);
     if (y_in_scratch_) note_ = dirs == 2 ? "both directions' steps are copied into Y's layout" : "";
     y_offset_ = aligned(primitive_.scratch_bytes());
     scratch_bytes_ = y_offset_ + (y_in_scratch_ ? int64_t(dst_layer.get_size()) : 0);
   }
 
   void run(const KernelArgs& args) override {
-    primitive_.set(src_layer_slot_, args.inputs[kX]->raw());
-    if (src_iter_slot_ >= 0) primitive_.set(src_iter_slot_, args.inputs[kInitialH]->raw());
-    if (src_iter_c_slot_ >= 0) primitive_.set(src_iter_c_slot_, args.inputs[kInitialC]->raw());
-    if (dst_iter_slot_ >= 0) primitive_.set(dst_iter_slot_, args.outputs[kYH]->raw());
-    if (dst_iter_c_slot_ >= 0) primitive_.set(dst_iter_c_slot_, args.outputs[kYC]->raw());
+    primitive_.set(src_layer_slot_, args.inputs[kRecurrentX]->raw());
+    if (src_iter_slot_ >= 0) primitive_.set(src_iter_slot_, args.inputs[kRecurrentInitialH]->raw());
+    if (src_iter_c_slot_ >= 0)
+      primitive_.set(src_iter_c_slot_, args.inputs[kRecurrentInitialC]->raw());
+    if (dst_iter_slot_ >= 0) primitive_.set(dst_iter_slot_, args.outputs[kRecurrentYH]->raw());
+    if (dst_iter_c_slot_ >= 0) primitive_.set(dst_iter_c_slot_, args.outputs[kRecurrentYC]->raw());
     float* steps = y_in_scratch_
                        ? reinterpret_cast<float*>(static_cast<char*>(args.scratch) + y_offset_)
-                       : args.outputs[kY]->data<float>();
+                       : args.outputs[kRecurrentY]->data<float>();
     primitive_.set(dst_layer_slot_, steps);
     primitive_.run(args.scratch);
-    if (y_in_scratch_ && args.num_outputs > kY && args.outputs[kY])
-      copy_directions(steps, *args.outputs[kY]);
+    if (y_in_scratch_ && args.num_outputs > kRecurrentY && args.outputs[kRecurrentY])
+      copy_directions(steps, *args.outputs[kRecurrentY]);
   }
 
  private:
@@ -258,14 +252,14 @@ class RecurrentKernel final : public Kernel {
   int64_t y_offset_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> rnn_prepare(const NodeRequest& r) {
   return std::make_unique<RecurrentKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily rnn_family() {
-  return {"onednn_rnn", false, &serves, &supports, &prepare, false};
+  return {"onednn_rnn", false, &rnn_serves, &rnn_supports, &rnn_prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

@@ -11,7 +11,7 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) {
+bool slice_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Slice";
 }
 
@@ -26,7 +26,7 @@ std::optional<ops::SliceView> view_of(const NodeRequest& r) {
   }
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict slice_supports(const NodeRequest& r) {
   if (!data_type_of(r.input(0).dtype))
     return Verdict::no("oneDNN has no data type for " + std::string(dtype_name(r.input(0).dtype)));
   if (r.input(0).shape.rank() > 6) return Verdict::no("more than 6 dimensions");
@@ -71,14 +71,14 @@ class SliceKernel final : public Kernel {
   int64_t offset_bytes_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> slice_prepare(const NodeRequest& r) {
   return std::make_unique<SliceKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily slice_family() {
-  return {"onednn_slice", false, &serves, &supports, &prepare, false};
+  return {"onednn_slice", false, &slice_serves, &slice_supports, &slice_prepare, false};
 }
 
 }  // namespace strata::kernels::onednn

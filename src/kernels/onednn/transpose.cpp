@@ -15,7 +15,7 @@ namespace {
 
 using dnnl::memory;
 
-bool serves(const ir::Node& node) {
+bool transpose_serves(const ir::Node& node) {
   return node.domain.empty() && node.op_type == "Transpose";
 }
 
@@ -44,7 +44,7 @@ bool same_strides(const std::vector<int64_t>& shape, const std::vector<int64_t>&
   return true;
 }
 
-Verdict supports(const NodeRequest& r) {
+Verdict transpose_supports(const NodeRequest& r) {
   if (!data_type_of(r.input(0).dtype))
     return Verdict::no("oneDNN has no data type for " + std::string(dtype_name(r.input(0).dtype)));
   if (r.input(0).shape.rank() > 6) return Verdict::no("more than 6 dimensions");
@@ -103,14 +103,15 @@ class TransposeKernel final : public Kernel {
   int64_t bytes_ = 0;
 };
 
-std::unique_ptr<Kernel> prepare(const NodeRequest& r) {
+std::unique_ptr<Kernel> transpose_prepare(const NodeRequest& r) {
   return std::make_unique<TransposeKernel>(r);
 }
 
 }  // namespace
 
 KernelFamily transpose_family() {
-  return {"onednn_transpose", true, &serves, &supports, &prepare, false};
+  return {"onednn_transpose", true, &transpose_serves, &transpose_supports,
+          &transpose_prepare, false};
 }
 
 }  // namespace strata::kernels::onednn
