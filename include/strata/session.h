@@ -89,10 +89,12 @@ struct StepInfo {
   bool in_place = false;  // its output shares the buffer of an input it was the last to read
 };
 
-// What a graph pass did at prepare: "fuse_conv", 3 nodes folded, fused or removed.
+// What a graph pass did at prepare: "fuse_conv", 3 nodes folded, fused or removed; and what it
+// left alone and why, if it says ("fuse_qdq": the QDQ products left in float32 on this CPU).
 struct PassApplied {
   std::string name;
   size_t changes = 0;
+  std::string note = "";
 };
 
 // The prepared plan as a whole (`strata run --verbose` and its --json "plan"):

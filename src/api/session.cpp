@@ -203,7 +203,7 @@ PlanSummary Session::plan() const {
   const runtime::Session& session = *impl_->session;
   const runtime::PrepareStats& st = session.stats();
   PlanSummary p;
-  for (const passes::PassRecord& r : impl_->passes) p.passes.push_back({r.name, r.changes});
+  for (const passes::PassRecord& r : impl_->passes) p.passes.push_back({r.name, r.changes, r.note});
   p.nodes = session.graph().nodes.size();
   p.steps = session.steps().size();
   p.fast_steps = st.fast_steps;

@@ -1,7 +1,10 @@
 #include "passes/fuse_qdq.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "kernels/int8_products.h"
 #include "ops/internal_ops.h"
@@ -92,6 +95,13 @@ std::vector<size_t> dequantizers_read_only_by(const ir::Graph& graph,
 // A product (Conv, MatMul, Gemm) between DequantizeLinear and QuantizeLinear: x and y quantized
 // per tensor to 8 bits, the weights an 8-bit constant of `rank` (0: 3 or more) whose scale is one
 // value or one per index along axis `per_axis` (an output channel or column).
+// The QDQ products left as DequantizeLinear → product → QuantizeLinear because no int8 kernel
+// computes them exactly here, and why the first of them was (for --verbose).
+struct LeftInFloat {
+  size_t count = 0;
+  std::string first;
+};
+
 struct QdqProduct {
   Quantizer x, w, y;
   size_t q_node;
@@ -102,7 +112,7 @@ struct QdqProduct {
 std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
                                          const std::vector<std::vector<size_t>>& readers,
                                          const std::vector<bool>& dead, size_t n, int64_t rank,
-                                         int64_t per_axis) {
+                                         int64_t per_axis, LeftInFloat& left) {
   const ir::Node& product = graph.nodes[n];
   if (product.inputs.size() < 2) return {};
   const std::optional<size_t> q_node = sole_reader(graph, readers, product.outputs[0]);
@@ -125,10 +135,14 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
   // Where no int8 kernel would compute the product exactly here (uint8 weights; weights that
   // oneDNN's kernels saturate on a CPU without VNNI), it stays DequantizeLinear → product →
   // QuantizeLinear, the QDQ graph's own definition, which the float32 kernels run fast.
-  if (weights->dtype() != DType::kI8 ||
-      !kernels::int8_product_problem(*weights, per_axis, graph.values[size_t(x->data)].dtype)
-           .empty())
+  const std::string problem =
+      weights->dtype() != DType::kI8
+          ? "its weights are uint8 (oneDNN's int8 kernels take int8 weights)"
+          : kernels::int8_product_problem(*weights, per_axis, graph.values[size_t(x->data)].dtype);
+  if (!problem.empty()) {
+    if (left.count++ == 0) left.first = fmt::format("node '{}': {}", product.name, problem);
     return {};
+  }
   return QdqProduct{*x, *w, *y, *q_node, out, weights};
 }
 
@@ -173,8 +187,8 @@ std::optional<Quantizer> product_bias(const ir::Graph& graph, size_t n, size_t i
 // replaces; nullopt when `n` is not one.
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
-  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 0, 0);
+    const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 0, 0, left);
   if (!p) return {};
   bool bias_ok = false;
   const std::optional<Quantizer> bias = product_bias(graph, n, 2, *p, p->weights->dim(0), bias_ok);
@@ -191,9 +205,9 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
 // one.
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_matmul_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
+    const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   if (graph.nodes[n].inputs.size() != 2) return {};
-  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, 1);
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, 1, left);
   if (!p) return {};
   ir::Node node;
   node.name = graph.nodes[n].name;
@@ -218,13 +232,14 @@ Tensor transposed(const Tensor& w) {
 // Weights stored [N, K] (transB = 1, as torch's Linear exports them) are transposed here, once.
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_gemm_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
+    const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   const ir::Node& gemm = graph.nodes[n];
   if (int_attribute(gemm, "transA", 0) != 0 || float_attribute(gemm, "alpha", 1) != 1 ||
       float_attribute(gemm, "beta", 1) != 1)
     return {};
   const bool trans_b = int_attribute(gemm, "transB", 0) != 0;
-  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, trans_b ? 0 : 1);
+  const std::optional<QdqProduct> p =
+      qdq_product_at(graph, readers, dead, n, 2, trans_b ? 0 : 1, left);
   if (!p) return {};
   bool bias_ok = false;
   const std::optional<Quantizer> bias =
@@ -246,7 +261,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_gemm_at(
 // it replaces.
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
+    const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   const ir::Node& add = graph.nodes[n];
   if (add.inputs.size() != 2) return {};
   const std::optional<size_t> q_node = sole_reader(graph, readers, add.outputs[0]);
@@ -296,7 +311,7 @@ bool is_scale_or_bias_shape(const ir::Value& value, int64_t columns, bool one_al
 // a_scale · b_scale computed at run time) → optionally Add of a constant bias, at node `n`.
 std::optional<std::pair<ir::Node, std::vector<size_t>>> matmul_integer_to_float_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
-    const std::vector<bool>& dead, size_t n) {
+    const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   const ir::Node& product = graph.nodes[n];
   if (product.inputs.size() < 2) return {};
   const Tensor* weights = constant_of(graph, product.inputs[1]);
@@ -335,10 +350,11 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> matmul_integer_to_float_
 
 }  // namespace
 
-size_t fuse_qdq(ir::Graph& graph) {
+size_t fuse_qdq(ir::Graph& graph, std::string* left_alone) {
   if (graph.opset < 10) return 0;  // QLinearConv and QLinearMatMul are opset 10
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t fused = 0;
+  LeftInFloat left;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (dead[n] || graph.nodes[n].outputs.size() != 1) continue;
     const ir::Node& node = graph.nodes[n];
@@ -350,12 +366,15 @@ size_t fuse_qdq(ir::Graph& graph) {
                                                         : nullptr;
     if (!at) continue;
     const std::vector<std::vector<size_t>> readers = value_readers(graph);
-    auto found = at(graph, readers, dead, n);
+    auto found = at(graph, readers, dead, n, left);
     if (!found) continue;
     replace_chain(graph, found->second, std::move(found->first), dead);
     ++fused;
   }
   erase_nodes(graph, dead);
+  if (left_alone && left.count)
+    *left_alone = fmt::format("{} QDQ product{} left in float32, {}", left.count,
+                              left.count == 1 ? "" : "s", left.first);
   return fused;
 }
 

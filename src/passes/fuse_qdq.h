@@ -8,13 +8,16 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "ir/graph.h"
 
 namespace strata::passes {
 
 // Returns how many convolutions and products it fused. Runs before fold_constants, which would
-// otherwise turn the weights' DequantizeLinear into float constants.
-size_t fuse_qdq(ir::Graph& graph);
+// otherwise turn the weights' DequantizeLinear into float constants. Products no int8 kernel
+// computes exactly on this CPU stay as the QDQ graph writes them; `left_alone`, when given, then
+// gets one line saying how many and why the first ("" when none).
+size_t fuse_qdq(ir::Graph& graph, std::string* left_alone = nullptr);
 
 }  // namespace strata::passes

@@ -31,7 +31,9 @@ bool differentiates_its_graph(const ir::Graph& graph) {
 std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   std::vector<PassRecord> records;
   if (differentiates_its_graph(graph)) return records;
-  records.push_back({"fuse_qdq", fuse_qdq(graph)});  // before folding: see fuse_qdq.h
+  PassRecord qdq{"fuse_qdq", 0, ""};
+  qdq.changes = fuse_qdq(graph, &qdq.note);  // before folding: see fuse_qdq.h
+  records.push_back(std::move(qdq));
   records.push_back({"fold_constants", fold_constants(graph)});
   records.push_back({"sink_transposes", sink_transposes(graph)});
   records.push_back({"fold_pad", fold_pad(graph)});

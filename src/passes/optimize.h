@@ -12,8 +12,9 @@
 namespace strata::passes {
 
 struct PassRecord {
-  std::string name;    // "fuse_conv"
-  size_t changes = 0;  // nodes folded, fused or removed
+  std::string name;       // "fuse_conv"
+  size_t changes = 0;     // nodes folded, fused or removed
+  std::string note = "";  // what it left alone and why, if anything
 };
 
 // Rewrites `graph` in place and returns what each pass did, in order. Values keep their ids;

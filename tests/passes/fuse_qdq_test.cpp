@@ -84,11 +84,18 @@ TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
 TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   std::mt19937 rng(8);
   ir::Graph unsigned_weights = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 255, DType::kU8);
-  EXPECT_EQ(passes::fuse_qdq(unsigned_weights), 0u);
+  std::string left;
+  EXPECT_EQ(passes::fuse_qdq(unsigned_weights, &left), 0u);
+  EXPECT_EQ(left,
+            "1 QDQ product left in float32, node 'c_node': its weights are uint8 (oneDNN's "
+            "int8 kernels take int8 weights)");
   ir::Graph full_range = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127);
   const Tensor& w = *full_range.values[size_t(full_range.find_value("wq"))].constant;
-  const bool exact = kernels::int8_product_problem(w, 0, DType::kU8).empty();
-  EXPECT_EQ(passes::fuse_qdq(full_range), exact ? 1u : 0u);
+  const std::string problem = kernels::int8_product_problem(w, 0, DType::kU8);
+  left.clear();
+  EXPECT_EQ(passes::fuse_qdq(full_range, &left), problem.empty() ? 1u : 0u);
+  EXPECT_EQ(left,
+            problem.empty() ? "" : "1 QDQ product left in float32, node 'c_node': " + problem);
   // Whatever the CPU, the rule itself: such weights are exact with VNNI only.
   EXPECT_EQ(kernels::int8_product_problem(w, 0, DType::kU8, true), "");
   EXPECT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");

@@ -110,6 +110,8 @@ void print_plan(const PlanSummary& plan, const std::vector<StepInfo>& steps, int
   for (const PassApplied& p : plan.passes)
     line += fmt::format("{}{} {}", line.empty() ? "" : ", ", p.name, p.changes);
   fmt::print("{:<11}{}\n", "passes", plan.passes.empty() ? "none (--no-optimize)" : line);
+  for (const PassApplied& p : plan.passes)
+    if (!p.note.empty()) fmt::print("{:<11}{}: {}\n", "", p.name, p.note);
   fmt::print("{:<11}{} of {} steps fast, {} layout conversions, {} of packed weights\n", "kernels",
              plan.fast_steps, plan.steps, plan.conversions, human_bytes(double(plan.packed_bytes)));
   for (size_t s = 0; s < steps.size(); ++s) {
