@@ -92,9 +92,6 @@ std::vector<size_t> dequantizers_read_only_by(const ir::Graph& graph,
   return nodes;
 }
 
-// A product (Conv, MatMul, Gemm) between DequantizeLinear and QuantizeLinear: x and y quantized
-// per tensor to 8 bits, the weights an 8-bit constant of `rank` (0: 3 or more) whose scale is one
-// value or one per index along axis `per_axis` (an output channel or column).
 // The QDQ products left as DequantizeLinear → product → QuantizeLinear because no int8 kernel
 // computes them exactly here, and why the first of them was (for --verbose).
 struct LeftInFloat {
@@ -102,6 +99,9 @@ struct LeftInFloat {
   std::string first;
 };
 
+// A product (Conv, MatMul, Gemm) between DequantizeLinear and QuantizeLinear: x and y quantized
+// per tensor to 8 bits, the weights an 8-bit constant of `rank` (0: 3 or more) whose scale is one
+// value or one per index along axis `per_axis` (an output channel or column).
 struct QdqProduct {
   Quantizer x, w, y;
   size_t q_node;
