@@ -4,6 +4,16 @@
 
 namespace strata {
 
+int64_t channel_block(Layout layout) {
+  switch (layout) {
+    case Layout::kBlocked16: return 16;
+    case Layout::kBlocked8: return 8;
+    case Layout::kPlain:
+    case Layout::kChannelsLast: break;
+  }
+  return 1;
+}
+
 std::string layout_name(Layout layout, int64_t rank) {
   // Plain tensors are "nchw" where that reads naturally (images); other ranks hold anything.
   if (layout == Layout::kPlain) return rank == 4 ? "nchw" : "plain";
@@ -13,7 +23,8 @@ std::string layout_name(Layout layout, int64_t rank) {
   switch (layout) {
     case Layout::kPlain: return "nc" + spatial;
     case Layout::kChannelsLast: return "n" + spatial + "c";
-    case Layout::kBlocked16: return "nC" + spatial + "16c";
+    case Layout::kBlocked16:
+    case Layout::kBlocked8: return "nC" + spatial + std::to_string(channel_block(layout)) + "c";
   }
   return "plain";
 }
@@ -32,7 +43,8 @@ bool same_memory_order(const std::vector<int64_t>& shape, Layout a, Layout b) {
     switch (l) {
       case Layout::kPlain: return true;
       case Layout::kChannelsLast: return spatial == 1 || channels == 1;
-      case Layout::kBlocked16: return spatial == 1 && channels % kChannelBlock == 0;
+      case Layout::kBlocked16:
+      case Layout::kBlocked8: return spatial == 1 && channels % channel_block(l) == 0;
     }
     return false;
   };
@@ -41,8 +53,8 @@ bool same_memory_order(const std::vector<int64_t>& shape, Layout a, Layout b) {
 
 int64_t layout_bytes(DType dtype, const std::vector<int64_t>& shape, Layout layout) {
   std::vector<int64_t> padded = shape;
-  if (layout == Layout::kBlocked16 && padded.size() >= 2)
-    padded[1] = checked_add(padded[1], kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+  const int64_t block = channel_block(layout);
+  if (padded.size() >= 2) padded[1] = checked_add(padded[1], block - 1) / block * block;
   return checked_mul(checked_numel(padded), int64_t(dtype_size(dtype)));
 }
 

@@ -15,13 +15,14 @@ enum class Layout : uint8_t {
   kPlain,         // row-major as the shape reads: NCHW for images ("nchw")
   kChannelsLast,  // channels innermost: NHWC ("nhwc"); same bytes as plain
   kBlocked16,     // channels in blocks of 16, innermost: nChw16c; channels padded to 16
+  kBlocked8,      // the same in blocks of 8: nChw8c (oneDNN's convolutions on AVX2)
 };
 
-// Channel block of kBlocked16.
-inline constexpr int64_t kChannelBlock = 16;
+// Channels per block of a blocked layout (16 or 8); 1 for the others.
+int64_t channel_block(Layout layout);
 
-// "nchw", "nhwc", "nChw16c" for rank 4; "nwc"/"nCw16c" and "ndhwc"/"nCdhw16c" for ranks 3 and 5;
-// "plain" for plain tensors of other ranks.
+// "nchw", "nhwc", "nChw16c", "nChw8c" for rank 4; "nwc"/"nCw16c" and "ndhwc"/"nCdhw16c" for
+// ranks 3 and 5; "plain" for plain tensors of other ranks.
 std::string layout_name(Layout layout, int64_t rank);
 
 // True when `layout` can hold a tensor of this rank (non-plain layouts need N, C and 1 to 3

@@ -21,7 +21,7 @@ namespace strata::kernels {
 enum class LayoutPolicy {
   kPlain,         // nchw everywhere: no reorders
   kChannelsLast,  // nhwc for convolution activations
-  kBlocked,       // nChw16c for convolution activations
+  kBlocked,       // nChw16c (AVX-512) or nChw8c (AVX2) for convolution activations
   kAuto,          // what oneDNN prefers for the convolutions on this CPU
 };
 

@@ -11,7 +11,6 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/run_memory.h"
-#include "kernels/cpu/simd.h"
 #include "kernels/omp_threads.h"
 #include "ops/string_ops.h"
 #include "passes/infer_shapes.h"
@@ -227,18 +226,17 @@ void Session::plan_steps() {
 }
 
 void Session::choose_kernels() {
-  // --layout auto: oneDNN itself prefers channels-last convolutions on this AVX-512 machine, but
-  // blocked (nChw16c) ones ran faster on the benchmark CNNs at batch 1 (depthwise, 1×1 and the
-  // per-channel Mul of squeeze-and-excitation blocks most: efficientnet_b0's steps 6-8% less
-  // time, resnet50's and mobilenet_v2's 2-3%). Channels-last stays where Transposes relabel
-  // convolution outputs (ConvNeXt), since there it saves a conversion per Transpose. Without
-  // AVX-512, oneDNN's convolutions work in blocks of 8 channels, and channels-last ran faster than
-  // nChw16c (AMD Zen 3, 1 thread: vgg19 0.73 s against 0.93, inception_v3 0.18 against 0.23).
+  // --layout auto: oneDNN itself prefers channels-last convolutions, but blocked ones (nChw16c
+  // with AVX-512, nChw8c with AVX2) ran faster on the benchmark CNNs at batch 1 (depthwise, 1×1
+  // and the per-channel Mul of squeeze-and-excitation blocks most: on AVX-512 efficientnet_b0's
+  // steps 6-8% less time, resnet50's and mobilenet_v2's 2-3%; on an AVX2 Zen 3 vgg19 0.63 s
+  // against 1.1, densenet121 89 ms against 125, googlenet 47 against 55). Channels-last stays
+  // where Transposes relabel convolution outputs (ConvNeXt), since there it saves a conversion
+  // per Transpose (asked for explicitly: left open, oneDNN's AVX2 convolutions choose nChw8c).
   kernels::LayoutPolicy policy = options_.layout;
-  if (policy == kernels::LayoutPolicy::kAuto && !transposes_conv_outputs(graph_))
-    policy = kernels::cpu::detected_simd() == kernels::cpu::Simd::kAvx512
-                 ? kernels::LayoutPolicy::kBlocked
-                 : kernels::LayoutPolicy::kChannelsLast;
+  if (policy == kernels::LayoutPolicy::kAuto)
+    policy = transposes_conv_outputs(graph_) ? kernels::LayoutPolicy::kChannelsLast
+                                             : kernels::LayoutPolicy::kBlocked;
   std::vector<Layout> layout(metas_.size(), Layout::kPlain);
   std::vector<std::vector<size_t>> readers(metas_.size());  // steps reading each value
   for (size_t s = 0; s < steps_.size(); ++s)

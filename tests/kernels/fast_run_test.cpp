@@ -250,7 +250,7 @@ TEST(FastRun, TheReferenceKernelCompetesOnlyWhereChoosingItChangesNothingAround)
     return std::find(names.begin(), names.end(), kernels::kReferenceFamily) != names.end();
   };
   EXPECT_TRUE(has_reference(families(Layout::kPlain, true)));
-  EXPECT_FALSE(has_reference(families(Layout::kBlocked16, true)));
+  EXPECT_FALSE(has_reference(families(kernels::onednn::native_blocked_layout(), true)));
   EXPECT_FALSE(has_reference(families(Layout::kPlain, false)));
 }
 

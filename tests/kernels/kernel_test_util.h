@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "kernels/cpu/row_math.h"
+#include "kernels/onednn/onednn.h"
 #include "ops/op_test_util.h"
 #include "passes/infer_shapes.h"
 #include "runtime/session.h"
@@ -46,6 +47,12 @@ void for_each_simd_level(Check&& check) {
     const SimdCeiling ceiling(level);
     check(level);
   }
+}
+
+// The name of the blocked layout oneDNN's convolutions take here at rank 4: "nChw16c" with
+// AVX-512, "nChw8c" with AVX2.
+inline std::string native_blocked_name() {
+  return layout_name(kernels::onednn::native_blocked_layout(), 4);
 }
 
 // Builds an ir::Graph value by value and node by node.

@@ -28,8 +28,9 @@ void add_model_options(CLI::App* sub, ModelOptions& o, unsigned groups) {
     sub->add_option("--max-memory", o.max_memory,
                     "refuse to allocate more than this (e.g. 8G, 512M)")
         ->capture_default_str();
-    sub->add_option("--layout", o.layout,
-                    "activation layout of the fast kernels: nchw, nhwc, blocked (nChw16c) or auto")
+    sub->add_option(
+           "--layout", o.layout,
+           "activation layout of the fast kernels: nchw, nhwc, blocked (nChw16c or nChw8c) or auto")
         ->capture_default_str();
     sub->add_flag("--no-optimize{false}", o.optimize,
                   "run the graph as written: no constant folding, fusion or dead-node removal");

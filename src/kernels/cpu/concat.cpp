@@ -46,7 +46,7 @@ Layout shared_layout(const NodeRequest& r, int64_t axis) {
     if (layout == Layout::kPlain) layout = l;
   if (!layout_fits(layout, r.output(0).shape.rank())) return Layout::kPlain;
   for (size_t i = 0; i < r.inputs.size(); ++i)
-    if (layout == Layout::kBlocked16 && axis == 1 && r.input(i).shape.values()[1] % kChannelBlock)
+    if (axis == 1 && r.input(i).shape.values()[1] % channel_block(layout))
       return Layout::kPlain;  // a block would hold channels of two inputs
   return layout;
 }
@@ -61,8 +61,9 @@ std::pair<std::vector<int64_t>, size_t> physical(std::vector<int64_t> shape, Lay
     shape.push_back(channels);
     return {shape, axis == 1 ? shape.size() - 1 : size_t(axis == 0 ? 0 : axis - 1)};
   }
-  shape.insert(shape.begin() + 1, (channels + kChannelBlock - 1) / kChannelBlock);
-  shape.push_back(kChannelBlock);
+  const int64_t block = channel_block(layout);
+  shape.insert(shape.begin() + 1, (channels + block - 1) / block);
+  shape.push_back(block);
   return {shape, size_t(axis)};
 }
 

@@ -87,9 +87,9 @@ class ResizeNearestKernel final : public Kernel {
       element_bytes_ *= size_t(in_dims[1]);
       sources.erase(sources.begin() + 1);
       in_dims.erase(in_dims.begin() + 1);
-    } else if (layout == Layout::kBlocked16) {
-      element_bytes_ *= size_t(kChannelBlock);
-      const int64_t blocks = (in_dims[1] + kChannelBlock - 1) / kChannelBlock;
+    } else if (const int64_t block = channel_block(layout); block > 1) {
+      element_bytes_ *= size_t(block);
+      const int64_t blocks = (in_dims[1] + block - 1) / block;
       sources[1].resize(size_t(blocks));
       for (int64_t b = 0; b < blocks; ++b) sources[1][size_t(b)] = b;
       in_dims[1] = blocks;

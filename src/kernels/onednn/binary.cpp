@@ -71,7 +71,7 @@ class BinaryKernel final : public Kernel {
     const bool lower_rank = r.input(src1_).shape.rank() < int64_t(out.size());
     Layout layout = r.input_layouts[src0_];
     const bool laid_out_here = per_channel && r.input(src1_).value && layout != Layout::kPlain;
-    if (per_channel && lower_rank && layout == Layout::kBlocked16 && !laid_out_here)
+    if (per_channel && lower_rank && channel_block(layout) > 1 && !laid_out_here)
       per_channel = false;
     if (layout != Layout::kPlain && other != out && !per_channel) layout = Layout::kPlain;
     const bool follows = other == out || (per_channel && (!lower_rank || laid_out_here));

@@ -166,8 +166,8 @@ std::pair<Layout, Layout> settle_layouts(const NodeRequest& r, const MakeConvDes
       break;
     case LayoutPolicy::kChannelsLast:
     case LayoutPolicy::kBlocked: {
-      const Layout target =
-          r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
+      const Layout target = r.layout_policy == LayoutPolicy::kBlocked ? native_blocked_layout()
+                                                                      : Layout::kChannelsLast;
       src = x_layout == Layout::kPlain ? any_x : desc_of(x_shape, x_layout);
       dst = desc_of(y_shape, target);
       break;
@@ -186,9 +186,9 @@ std::pair<Layout, Layout> settle_layouts(const NodeRequest& r, const MakeConvDes
     return std::make_pair(layout_of(pd.src_desc()), layout_of(pd.dst_desc()));
   };
   // Formats left open (`any`) are fixed by a first choice; layouts strata does not model
-  // (nChw8c...) are replaced by the policy's explicit ones.
+  // (nChw4c...) are replaced by the policy's explicit ones.
   const Layout fallback =
-      r.layout_policy == LayoutPolicy::kBlocked ? Layout::kBlocked16 : Layout::kChannelsLast;
+      r.layout_policy == LayoutPolicy::kBlocked ? native_blocked_layout() : Layout::kChannelsLast;
   const auto [first_src, first_dst] = preferred(src, dst);
   // Candidates, best first: the policy's layouts; the input's layout for the output too (when a
   // plain output has only oneDNN's reference implementation); channels-last throughout (grouped

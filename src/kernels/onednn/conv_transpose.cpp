@@ -94,9 +94,10 @@ class DeconvolutionKernel final : public SrcDstKernel {
     const memory::desc b_desc = has_bias ? desc_of({y_shape[1]}, Layout::kPlain) : memory::desc();
 
     // The input keeps a non-plain layout it arrives in; otherwise the policy's (plain for nchw).
-    const Layout target = r.layout_policy == LayoutPolicy::kPlain          ? Layout::kPlain
-                          : r.layout_policy == LayoutPolicy::kChannelsLast ? Layout::kChannelsLast
-                                                                           : Layout::kBlocked16;
+    const Layout target = r.layout_policy == LayoutPolicy::kPlain ? Layout::kPlain
+                          : r.layout_policy == LayoutPolicy::kChannelsLast
+                              ? Layout::kChannelsLast
+                              : native_blocked_layout();
     const Layout src_first = r.input_layouts[0] != Layout::kPlain ? r.input_layouts[0] : target;
     const Layout dst_first = r.output_needs_plain[0] ? Layout::kPlain : target;
     auto make_desc = [&](Layout src, Layout dst) {

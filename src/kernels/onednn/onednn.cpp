@@ -53,6 +53,11 @@ memory::format_tag format_of(Layout layout, int64_t rank) {
       if (rank == 4) return tag::aBcd16b;
       if (rank == 5) return tag::aBcde16b;
       break;
+    case Layout::kBlocked8:
+      if (rank == 3) return tag::aBc8b;
+      if (rank == 4) return tag::aBcd8b;
+      if (rank == 5) return tag::aBcde8b;
+      break;
   }
   fail_internal("no oneDNN format for layout {} at rank {}", layout_name(layout, rank), rank);
 }
@@ -71,7 +76,8 @@ std::vector<int64_t> padded(std::vector<int64_t> shape, size_t rank) {
 std::optional<Layout> layout_of(const memory::desc& desc) {
   const memory::dims dims = desc.dims();
   const std::vector<int64_t> shape(dims.begin(), dims.end());
-  for (Layout layout : {Layout::kPlain, Layout::kChannelsLast, Layout::kBlocked16}) {
+  for (Layout layout :
+       {Layout::kPlain, Layout::kChannelsLast, Layout::kBlocked16, Layout::kBlocked8}) {
     if (!layout_fits(layout, int64_t(shape.size()))) continue;
     if (desc == desc_of(shape, layout, desc.data_type())) return layout;
   }
@@ -128,6 +134,12 @@ void select_implementation(dnnl::primitive_desc& pd, int index) {
   const PrimitiveCachePause pause;  // the list is only the list without the cache (version.h)
   for (int i = 0; i < index; ++i)
     if (!pd.next_impl()) throw NoSuchImplementation();
+}
+
+Layout native_blocked_layout() {
+  const unsigned avx512 = unsigned(dnnl::cpu_isa::avx512_core);
+  return (unsigned(dnnl::get_effective_cpu_isa()) & avx512) == avx512 ? Layout::kBlocked16
+                                                                      : Layout::kBlocked8;
 }
 
 bool is_reference(const dnnl::primitive_desc_base& pd) {

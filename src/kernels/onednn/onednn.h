@@ -24,6 +24,11 @@ std::optional<dnnl::memory::data_type> data_type_of(DType dtype);
 // The format tag of a layout at a rank (plain: abc...; channels-last: acdb...; blocked: aBcd16b).
 dnnl::memory::format_tag format_of(Layout layout, int64_t rank);
 
+// The channel-blocked layout oneDNN's convolutions work in on this CPU: nChw16c where they run
+// AVX-512 (a vector of 16 floats), nChw8c below it (AVX2's 8; oneDNN has no AVX2 convolution in
+// blocks of 16 and answers nChw16c with its reference implementation there).
+Layout native_blocked_layout();
+
 // A descriptor for a tensor of `shape` in `layout` (f32 unless told).
 dnnl::memory::desc desc_of(const std::vector<int64_t>& shape, Layout layout,
                            dnnl::memory::data_type type = dnnl::memory::data_type::f32);
