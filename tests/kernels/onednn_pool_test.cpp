@@ -8,40 +8,68 @@
 namespace strata::test {
 namespace {
 
+// A MaxPool or AveragePool of random window, strides, pads and modes.
+struct RandomPool {
+  bool is_max;
+  int64_t n, c, h, w, kh, kw, sh, sw;
+  std::vector<int64_t> pads;
+  bool ceil, include_pad;
+
+  RandomPool(std::mt19937& rng, bool max, int64_t max_batch, int64_t max_channels, bool ceil_avg)
+      : is_max(max),
+        n(random_int(rng, 1, max_batch)),
+        c(random_int(rng, 1, max_channels)),
+        kh(random_int(rng, 1, 4)),
+        kw(random_int(rng, 1, 4)),
+        sh(random_int(rng, 1, 3)),
+        sw(random_int(rng, 1, 3)) {
+    pads = {random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1), random_int(rng, 0, kh - 1),
+            random_int(rng, 0, kw - 1)};
+    h = kh + random_int(rng, 0, 13);
+    w = kw + random_int(rng, 0, 13);
+    ceil = (is_max || ceil_avg) && random_int(rng, 0, 2) == 0;
+    include_pad = random_int(rng, 0, 1) == 1;
+  }
+
+  std::string str() const {
+    return (testing::Message() << (is_max ? "max" : "avg") << " n" << n << " c" << c << " " << h
+                               << "x" << w << " k" << kh << "x" << kw << " s" << sh << "x" << sw
+                               << " pads " << Shape::of(pads).str() << (ceil ? " ceil" : "")
+                               << (include_pad ? " include_pad" : ""))
+        .GetString();
+  }
+
+  // x → 1×1 Conv → the pooling (→ Relu when `then_relu`, keeping the pooling's output in the
+  // convolution's layout), so the pooling reads the layout the policy chose.
+  ir::Graph graph(std::mt19937& rng, bool then_relu) const {
+    GraphBuilder g;
+    g.input("x", {n, c, h, w});
+    g.constant("w", random_tensor(rng, {c, c, 1, 1}));
+    g.node("Conv", {"x", "w"}, {"h"});
+    ir::Node& node = g.node(is_max ? "MaxPool" : "AveragePool", {"h"}, {then_relu ? "p" : "y"});
+    node.attributes["kernel_shape"] = attr_ints({kh, kw});
+    node.attributes["strides"] = attr_ints({sh, sw});
+    node.attributes["pads"] = attr_ints(pads);
+    node.attributes["ceil_mode"] = attr_int(ceil);
+    if (!is_max) node.attributes["count_include_pad"] = attr_int(include_pad);
+    if (then_relu) g.node("Relu", {"p"}, {"y"});
+    g.output("y");
+    return g.build();
+  }
+};
+
 TEST(OnednnPool, RandomWindowsMatchTheReferenceKernel) {
   std::mt19937 rng(404);
   const kernels::LayoutPolicy layouts[] = {kernels::LayoutPolicy::kAuto,
                                            kernels::LayoutPolicy::kChannelsLast,
                                            kernels::LayoutPolicy::kBlocked};
   for (int i = 0; i < 30; ++i) {
-    const bool is_max = i % 2 == 0;
-    const int64_t c = random_int(rng, 1, 20), kh = random_int(rng, 1, 4),
-                  kw = random_int(rng, 1, 4);
-    const int64_t sh = random_int(rng, 1, 3), sw = random_int(rng, 1, 3);
-    const std::vector<int64_t> pads = {random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1),
-                                       random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1)};
-    const int64_t h = kh + random_int(rng, 0, 13), w = kw + random_int(rng, 0, 13);
-    const bool ceil = random_int(rng, 0, 2) == 0, include_pad = random_int(rng, 0, 1) == 1;
-    SCOPED_TRACE(testing::Message()
-                 << (is_max ? "max" : "avg") << " c" << c << " " << h << "x" << w << " k" << kh
-                 << "x" << kw << " s" << sh << "x" << sw << " pads " << Shape::of(pads).str()
-                 << (ceil ? " ceil" : "") << (include_pad ? " include_pad" : ""));
-    // A convolution first, so the pooling reads the layout the policy chose.
-    GraphBuilder g;
-    g.input("x", {1, c, h, w});
-    g.constant("w", random_tensor(rng, {c, c, 1, 1}));
-    g.node("Conv", {"x", "w"}, {"h"});
-    ir::Node& node = g.node(is_max ? "MaxPool" : "AveragePool", {"h"}, {"y"});
-    node.attributes["kernel_shape"] = attr_ints({kh, kw});
-    node.attributes["strides"] = attr_ints({sh, sw});
-    node.attributes["pads"] = attr_ints(pads);
-    node.attributes["ceil_mode"] = attr_int(ceil);
-    if (!is_max) node.attributes["count_include_pad"] = attr_int(include_pad);
-    g.output("y");
+    const RandomPool p(rng, i % 2 == 0, 1, 20, true);
+    SCOPED_TRACE(p.str());
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
-        g.build(), {random_tensor(rng, {1, c, h, w})}, layouts[i % 3]);
+        p.graph(rng, false), {random_tensor(rng, {p.n, p.c, p.h, p.w})}, layouts[i % 3]);
     ASSERT_EQ(steps.size(), 2u);
-    if (is_max || !ceil) {  // oneDNN's, or strata's AVX2 one for channels innermost
+    if (p.is_max || !p.ceil) {  // oneDNN's, or strata's AVX2 one for channels innermost
       EXPECT_NE(steps[1].kernel, "reference") << steps[1].reason;
     }
   }
@@ -55,35 +83,10 @@ TEST(OnednnPool, ChannelVectorPoolingMatchesTheReferenceKernelInEveryLayout) {
     const kernels::LayoutPolicy layout = i % 3 == 0   ? kernels::LayoutPolicy::kPlain
                                          : i % 3 == 1 ? kernels::LayoutPolicy::kChannelsLast
                                                       : kernels::LayoutPolicy::kBlocked;
-    const bool is_max = i % 2 == 0;
-    const int64_t c = random_int(rng, 1, 40), kh = random_int(rng, 1, 4),
-                  kw = random_int(rng, 1, 4);
-    const int64_t sh = random_int(rng, 1, 3), sw = random_int(rng, 1, 3);
-    const std::vector<int64_t> pads = {random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1),
-                                       random_int(rng, 0, kh - 1), random_int(rng, 0, kw - 1)};
-    const int64_t n = random_int(rng, 1, 2), h = kh + random_int(rng, 0, 13),
-                  w = kw + random_int(rng, 0, 13);
-    const bool ceil = is_max && random_int(rng, 0, 1) == 1;
-    const bool include_pad = random_int(rng, 0, 1) == 1;
-    SCOPED_TRACE(testing::Message() << (is_max ? "max" : "avg") << " n" << n << " c" << c << " "
-                                    << h << "x" << w << " k" << kh << "x" << kw << " s" << sh << "x"
-                                    << sw << " pads " << Shape::of(pads).str()
-                                    << (ceil ? " ceil" : "") << (include_pad ? " include_pad" : "")
-                                    << " " << kernels::layout_policy_name(layout));
-    GraphBuilder g;
-    g.input("x", {n, c, h, w});
-    g.constant("w", random_tensor(rng, {c, c, 1, 1}));
-    g.node("Conv", {"x", "w"}, {"h"});
-    ir::Node& node = g.node(is_max ? "MaxPool" : "AveragePool", {"h"}, {"p"});
-    node.attributes["kernel_shape"] = attr_ints({kh, kw});
-    node.attributes["strides"] = attr_ints({sh, sw});
-    node.attributes["pads"] = attr_ints(pads);
-    node.attributes["ceil_mode"] = attr_int(ceil);
-    if (!is_max) node.attributes["count_include_pad"] = attr_int(include_pad);
-    g.node("Relu", {"p"}, {"y"});  // keeps the pooling's output in the convolution's layout
-    g.output("y");
-    const std::vector<runtime::StepInfo> steps =
-        expect_fast_matches_reference(g.build(), {random_tensor(rng, {n, c, h, w})}, layout);
+    const RandomPool p(rng, i % 2 == 0, 2, 40, false);
+    SCOPED_TRACE(p.str() + " " + kernels::layout_policy_name(layout));
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        p.graph(rng, true), {random_tensor(rng, {p.n, p.c, p.h, p.w})}, layout);
     ASSERT_EQ(steps.size(), 3u);
     const bool innermost = steps[1].layout != "nchw";
     EXPECT_EQ(steps[1].kernel == "strata:pool_avx2", avx2 && innermost)
