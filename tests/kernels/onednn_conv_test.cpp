@@ -153,6 +153,30 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
   }
 }
 
+// Groups of 6 channels (the Caffe2 ShuffleNet's first grouped convolution) have only oneDNN's
+// GEMM-based implementation, in channels-last layouts too, where its fused eltwise post-ops run
+// through scalar reference code: the activation runs after it, and the result matches.
+TEST(OnednnConv, ChannelsLastGemmConvolutionsRunTheirActivationAfter) {
+  std::mt19937 rng(9);
+  GraphBuilder b;
+  b.input("x", {1, 12, 15, 13});
+  b.constant("w1", random_tensor(rng, {8, 6, 1, 1}));
+  b.constant("w2", random_tensor(rng, {8, 8, 1, 1}));
+  ir::Node& grouped = b.node("FusedConv", {"x", "w1"}, {"h"}, std::string(ops::kStrataDomain));
+  grouped.attributes["group"] = attr_int(2);
+  grouped.attributes["kernel_shape"] = attr_ints({1, 1});
+  grouped.attributes["activation"] = attr_string("Relu");
+  b.node("Conv", {"h", "w2"}, {"y"});  // reads the grouped one's output as it is laid out
+  b.output("y");
+  const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+      b.build(), {random_tensor(rng, {1, 12, 15, 13})}, kernels::LayoutPolicy::kChannelsLast);
+  ASSERT_EQ(steps.size(), 2u);
+  if (steps[0].kernel.find(":gemm:") == std::string::npos)
+    GTEST_SKIP() << "oneDNN has a direct implementation for these groups here: " << steps[0].kernel;
+  EXPECT_EQ(steps[0].layout, "nhwc");
+  EXPECT_NE(steps[0].kernel.find("+eltwise_relu"), std::string::npos) << steps[0].kernel;
+}
+
 // A grouped convolution with 8 channels a group (regnet's) after a blocked one: oneDNN has no
 // nChw16c implementation for it (its nChw8c one serves on AVX2), and its GEMM-based one in plain
 // layouts is 4x slower than its channels-last one, which the kernel takes then.
