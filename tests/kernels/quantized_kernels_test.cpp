@@ -4,8 +4,9 @@
 // and vector tails.
 #include <gtest/gtest.h>
 
-#include "kernels/kernel_test_util.h"
+#include "kernels/cpu/int8_gemm.h"
 #include "kernels/int8_products.h"
+#include "kernels/kernel_test_util.h"
 
 namespace strata::test {
 namespace {
@@ -35,9 +36,11 @@ int64_t expect_within_one(const Tensor& fast, const Tensor& reference) {
 }
 
 // The kernel an int8 product with weights w (output channels along `axis`) and activations of
-// type x runs on here: oneDNN's, or the reference kernel where oneDNN would not be exact on this
-// CPU (no VNNI), the step saying why.
-void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t axis, DType x) {
+// type x runs on here: oneDNN's, or where oneDNN would not be exact on this CPU (no VNNI) strata's
+// exact int8 GEMM (`exact_gemm`: MatMulInteger on AVX2) or else the reference kernel, the step
+// saying why.
+void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t axis, DType x,
+                        bool exact_gemm = false) {
   if (kernels::int8_product_problem(w, axis, x).empty()) {
     EXPECT_EQ(step.kernel.rfind("onednn:", 0), 0u) << step.kernel;
     // oneDNN 2.6 runs grouped int8 convolutions of a few channels per group with AVX-512 only
@@ -46,7 +49,8 @@ void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t 
       EXPECT_EQ(step.kernel.find(":ref"), std::string::npos) << step.kernel;
     }
   } else {
-    EXPECT_EQ(step.kernel, "reference");
+    EXPECT_EQ(step.kernel, exact_gemm && kernels::cpu::int8_gemm_available() ? "cpu:int8_gemm:avx2"
+                                                                             : "reference");
     EXPECT_NE(step.reason.find("no VNNI"), std::string::npos) << step.reason;
   }
 }
@@ -397,7 +401,7 @@ TEST(MatMulIntegerKernel, MatchesTheReferenceWithARunTimeZeroPoint) {
       const SessionResult r = run_session(graph, {a, a_zp}, reference);
       const runtime::Comparison c = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
       EXPECT_TRUE(c.ok) << c.problem;  // int32 sums: exact
-      expect_int8_kernel(f.steps[0], weights, 1, a_type);
+      expect_int8_kernel(f.steps[0], weights, 1, a_type, true);
     }
   }
 }
