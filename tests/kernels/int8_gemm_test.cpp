@@ -74,7 +74,7 @@ TEST(Int8Gemm, EqualsExactSumsOnRandomShapesZeroPointsAndOverflowingWeights) {
     std::vector<uint8_t> a(static_cast<size_t>(rows * k));
     for (uint8_t& v : a) v = uint8_t(random_int(rng, 0, 255));
     const Int8Gemm gemm(b.data(), k, n, b_zero);
-    std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(rows) / 8 + 1));
+    std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(rows, 2) / 8 + 1));
     const std::vector<int32_t> expected =
         int8_gemm_expected(a, a_signed, a_zero, b, b_zero, rows, k, n);
     for (const int threads : {1, 2}) {
@@ -111,7 +111,7 @@ TEST(Int8Gemm, SumsThatSaturateSixteenBitsAreExact) {
     const std::vector<int8_t> b(static_cast<size_t>(k * n), w);
     const std::vector<uint8_t> a(static_cast<size_t>(2 * k), 255);
     const Int8Gemm gemm(b.data(), k, n, {});
-    std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(2) / 8 + 1));
+    std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(2, 1) / 8 + 1));
     std::vector<int32_t> c(static_cast<size_t>(2 * n));
     gemm.multiply(a.data(), false, 0, 2, c.data(), nullptr, scratch.data(), 1);
     for (const int32_t v : c) EXPECT_EQ(v, int32_t(255 * int64_t(w) * k));

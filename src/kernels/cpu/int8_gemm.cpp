@@ -122,6 +122,14 @@ Int8GemmBlock int8_gemm_block_for(int64_t rows) {
   }
 }
 
+// A pass's slice of an int8 panel as int16 (`pairs` pairs of 16 columns).
+STRATA_INT8_GEMM void int8_gemm_widen_panel(const int8_t* panel, int64_t pairs, int16_t* dst) {
+  for (int64_t i = 0; i < pairs * kGemmColumns * 2; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_cvtepi8_epi16(v));
+  }
+}
+
 // One row of A less its zero point as int16 (exact: both are 8-bit), zeros up to `width`.
 template <class T>
 STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16_t* dst,
@@ -144,13 +152,20 @@ STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
     : k_(k), n_(n), pairs_((k + 1) / 2) {
   const int64_t panels = (n + kGemmColumns - 1) / kGemmColumns;
-  panels_.assign(size_t(panels * pairs_ * kGemmColumns * 2), 0);
+  const size_t size = size_t(panels * pairs_ * kGemmColumns * 2);
+  const bool zero_points = std::any_of(b_zero.begin(), b_zero.end(), [](int32_t z) { return z; });
+  if (zero_points)
+    wide_.assign(size, 0);
+  else
+    narrow_.assign(size, 0);
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      const int32_t zero = b_zero.empty() ? 0 : b_zero[b_zero.size() == 1 ? 0 : size_t(j)];
-      const int64_t at =
-          ((j / kGemmColumns * pairs_ + i / 2) * kGemmColumns + j % kGemmColumns) * 2 + i % 2;
-      panels_[size_t(at)] = int16_t(int32_t(b[i * n + j]) - zero);
+      const size_t at = size_t(
+          ((j / kGemmColumns * pairs_ + i / 2) * kGemmColumns + j % kGemmColumns) * 2 + i % 2);
+      if (zero_points)
+        wide_[at] = int16_t(int32_t(b[i * n + j]) - b_zero[b_zero.size() == 1 ? 0 : size_t(j)]);
+      else
+        narrow_[at] = b[i * n + j];
     }
 }
 
@@ -161,10 +176,16 @@ int64_t int8_gemm_lda(int64_t pairs) {
   return (2 * pairs + 15) / 16 * 16;
 }
 
+// int16 of one thread's widened panel slice.
+int64_t int8_gemm_slice(int64_t pairs) {
+  return std::min(pairs, kGemmPairs) * kGemmColumns * 2;
+}
+
 }  // namespace
 
-int64_t Int8Gemm::scratch_bytes(int64_t rows) const {
-  return rows * int8_gemm_lda(pairs_) * int64_t(sizeof(int16_t));
+int64_t Int8Gemm::scratch_bytes(int64_t rows, int threads) const {
+  const int64_t slices = narrow_.empty() ? 0 : std::max(1, threads) * int8_gemm_slice(pairs_);
+  return (rows * int8_gemm_lda(pairs_) + slices) * int64_t(sizeof(int16_t));
 }
 
 void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
@@ -181,6 +202,7 @@ void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t ro
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), count = omp_get_num_threads();
+    int16_t* slice = wide + rows * lda + t * int8_gemm_slice(pairs_);
     for (int64_t r = rows * t / count; r < rows * (t + 1) / count; ++r) {
       if (a_signed)
         int8_gemm_widen(static_cast<const int8_t*>(a) + r * k_, k_, a_zero, wide + r * lda,
@@ -207,7 +229,12 @@ void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t ro
           o.scale = float_output->scale + (o.scale_per_column ? column : 0);
           o.bias = float_output->bias ? float_output->bias + column : nullptr;
         }
-        const int16_t* panel = panels_.data() + (p * pairs_ + j0) * kGemmColumns * 2;
+        const int64_t offset = (p * pairs_ + j0) * kGemmColumns * 2;
+        const int16_t* panel = slice;
+        if (narrow_.empty())
+          panel = wide_.data() + offset;
+        else
+          int8_gemm_widen_panel(narrow_.data() + offset, pairs, slice);
         for (int64_t r = 0; r < rows; r += kGemmRows) {
           const int64_t block_rows = std::min<int64_t>(kGemmRows, rows - r);
           o.out = static_cast<int32_t*>(out) + r * n_ + column;

@@ -27,9 +27,9 @@ class Int8Gemm {
 
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  int64_t packed_bytes() const { return int64_t(panels_.size() * sizeof(int16_t)); }
-  // Scratch multiply() needs for `rows` rows of A (A widened to int16).
-  int64_t scratch_bytes(int64_t rows) const;
+  int64_t packed_bytes() const { return int64_t(narrow_.size() + wide_.size() * sizeof(int16_t)); }
+  // Scratch multiply() needs for `rows` rows of A (A widened to int16) on `threads` threads.
+  int64_t scratch_bytes(int64_t rows, int threads) const;
 
   // out[r·n + j] = Σ_i (a[r·k + i] − a_zero) · (B[i, j] − b_zero[j]) for r < rows, as int32
   // (float_output == nullptr), else as float32 after float_output's steps. `threads`: OpenMP
@@ -39,8 +39,12 @@ class Int8Gemm {
 
  private:
   int64_t k_ = 0, n_ = 0;
-  int64_t pairs_ = 0;            // k rounded up to even, halved
-  std::vector<int16_t> panels_;  // panel p: [pairs][16 columns][2] (zero past k and n)
+  int64_t pairs_ = 0;  // k rounded up to even, halved
+  // Panel p: [pairs][16 columns][2] (zero past k and n). int8, widened a pass's slice at a time
+  // (half the memory traffic: BERT's weights do not fit in the caches); int16 when B has a zero
+  // point, since B − b_zero takes 9 bits.
+  std::vector<int8_t> narrow_;
+  std::vector<int16_t> wide_;
 };
 
 // Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).

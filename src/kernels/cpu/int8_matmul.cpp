@@ -80,7 +80,7 @@ class Int8MatMulKernel final : public Kernel {
       for (int64_t v : r.input(kInt8BZero).value->to_int64()) b_zero.push_back(int32_t(v));
     gemm_ = Int8Gemm(b.data<int8_t>(), k, n, b_zero);
     packed_bytes_ = gemm_.packed_bytes();
-    scratch_bytes_ = gemm_.scratch_bytes(rows_);
+    scratch_bytes_ = gemm_.scratch_bytes(rows_, threads_);
     if (to_float_) scale_per_column_ = r.input(kInt8Scale).shape.numel().value() != 1;
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
     output_layouts_.assign(r.outputs.size(), Layout::kPlain);
