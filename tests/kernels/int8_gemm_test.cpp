@@ -195,6 +195,62 @@ TEST(Int8MatMulKernel, EqualsTheReferenceWhereOneDnnWouldSaturate) {
   }
 }
 
+// QLinearMatMul and strata's QLinearGemm (int32 bias): the exact sums requantized as the
+// reference does it (float32 multiplier applied in double, ties to even, saturation), so equal.
+TEST(Int8MatMulKernel, QLinearProductsEqualTheReference) {
+  STRATA_NEEDS_INT8_GEMM();
+  std::mt19937 rng(74);
+  for (int trial = 0; trial < 12; ++trial) {
+    const bool gemm = trial % 2 == 1, a_signed = trial % 4 >= 2, y_signed = trial % 3 == 0;
+    const bool per_column = trial % 5 < 3;
+    const DType at = a_signed ? DType::kI8 : DType::kU8;
+    const int64_t m = random_int(rng, 1, 30), k = random_int(rng, 1, 260),
+                  n = random_int(rng, 1, 40);
+    SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << m << "×" << k << "×" << n);
+    GraphBuilder g(13);
+    g.input("a", {m, k}, at);
+    g.constant("a_scale", Tensor::from<float>({}, {0.02f}));
+    g.constant("a_zp", a_signed ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -20, 20))})
+                                : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 100, 150))}));
+    g.constant("b", Tensor::from<int8_t>({k, n}, int8_gemm_weights(rng, k * n)));
+    std::vector<float> b_scales(per_column ? static_cast<size_t>(n) : 1);
+    for (float& v : b_scales) v = 0.003f + 0.0007f * float(random_int(rng, 0, 9));
+    g.constant("b_scale",
+               per_column ? Tensor::from<float>({n}, b_scales) : Tensor::from<float>({}, b_scales));
+    g.constant("b_zp", Tensor::zeros(DType::kI8, {}));
+    // About 30 output units per standard deviation of the sums.
+    g.constant("y_scale", Tensor::from<float>(
+                              {}, {float(0.02 * 0.005 * 110 * 90 * std::sqrt(double(k)) / 30)}));
+    g.constant("y_zp", y_signed ? Tensor::from<int8_t>({}, {int8_t(-5)})
+                                : Tensor::from<uint8_t>({}, {uint8_t(128)}));
+    std::vector<std::string> inputs = {"a",       "a_scale", "a_zp",    "b",
+                                       "b_scale", "b_zp",    "y_scale", "y_zp"};
+    if (gemm) {
+      std::vector<int32_t> bias(static_cast<size_t>(n));
+      for (int32_t& v : bias) v = int32_t(random_int(rng, -30000, 30000));
+      g.constant("bias", Tensor::from<int32_t>({n}, bias));
+      inputs.push_back("bias");
+      g.node("QLinearGemm", inputs, {"y"}, std::string(ops::kStrataDomain));
+    } else {
+      g.node("QLinearMatMul", inputs, {"y"});
+    }
+    g.output("y");
+    const ir::Graph graph = g.build();
+    const Tensor a = int8_gemm_tensor(rng, at, {m, k});
+    runtime::SessionOptions fast, reference;
+    fast.threads = 2;
+    fast.single_thread_flops = fast.single_thread_bytes = 0;
+    reference.fast_kernels = false;
+    const SessionResult f = run_session(graph, {a}, fast);
+    const SessionResult r = run_session(graph, {a}, reference);
+    EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+    if (kernels::int8_product_problem(*graph.values[size_t(graph.find_value("b"))].constant, 1, at)
+            .empty())
+      continue;  // VNNI: oneDNN's
+    EXPECT_EQ(f.steps[0].kernel, "cpu:int8_gemm:avx2") << f.steps[0].reason;
+  }
+}
+
 // Weights whose pairs cannot overflow (|w| ≤ 64) with uint8 A stay with oneDNN, which is exact
 // for them; without AVX2 (the SIMD ceiling lowered) the family declines and the reference kernel
 // computes the products that oneDNN would saturate.
