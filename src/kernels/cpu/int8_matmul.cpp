@@ -87,6 +87,7 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (!b.value) return Verdict::no("B is not constant (packed at prepare)");
   if (b.dtype != DType::kI8) return Verdict::no("B is uint8; int8 weights only");
   if (b.shape.rank() != 2) return Verdict::no("B is not 2-D");
+  if (b.shape.values()[0] == 0) return Verdict::no("k is 0: no products to sum");
   if (r.has_input(o.a_zero) && !int8_one_value(r.input(o.a_zero).shape))
     return Verdict::no("a_zero_point is not one value (per row)");
   bool b_zero = false;
