@@ -13,7 +13,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/quantize_simd.h"
 #include "kernels/kernel.h"
 
@@ -274,14 +273,6 @@ std::unique_ptr<Kernel> quantize_prepare(const NodeRequest& r) {
 }
 
 }  // namespace
-
-void dequantize_8_bit(DType type, const void* x, float* y, int64_t n, float scale,
-                      float zero_point) {
-  if (type == DType::kU8)
-    dequantize<uint8_t>(simd_level(), static_cast<const uint8_t*>(x), y, n, scale, zero_point);
-  else
-    dequantize<int8_t>(simd_level(), static_cast<const int8_t*>(x), y, n, scale, zero_point);
-}
 
 KernelFamily quantize_family() {
   return {"cpu_quantize", true, &quantize_serves, &quantize_supports, &quantize_prepare, false};

@@ -9,10 +9,11 @@
 // adds its int32 bias to the sums before the requantization, as oneDNN 2.6 does with an s32 bias.
 // strata's MatMulIntegerToFloat writes float32: the sums times its scale (a binary post-op whose
 // operand is bound at every run: DynamicQuantizeLinear measures a new scale per call), plus its
-// constant bias (a second binary post-op). Leading axes of A are rows of one 2-D product.
+// constant bias (a second binary post-op). Leading axes of A are rows of one 2-D product. Where
+// oneDNN would not be exact (no VNNI), strata's int8 GEMM (src/kernels/cpu/int8_matmul.cpp) takes
+// MatMulInteger and MatMulIntegerToFloat on AVX2; without AVX2 the reference kernel does.
 #include <cmath>
 
-#include "kernels/cpu/dequantize.h"
 #include "kernels/int8_products.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
@@ -70,15 +71,12 @@ Verdict matmul_integer_supports(const NodeRequest& r) {
         return Verdict::no("oneDNN 2.6 takes no weight zero points; b_zero_point is not 0");
   }
   const std::string inexact = int8_product_problem(*r.input(o.b).value, 1, a);
+  if (!inexact.empty()) return Verdict::no(inexact);
   if (o.to_float) {
     if (r.has_input(o.float_bias) && !r.input(o.float_bias).value)
       return Verdict::no("the bias is not constant");
-    if (!inexact.empty())
-      return Verdict::yes("the 8-bit operands multiplied in float32 (sums exact below 2^24): " +
-                          inexact);
     return Verdict::yes("int8 matmul with constant weights, float32 output scaled at every run");
   }
-  if (!inexact.empty()) return Verdict::no(inexact);
   if (!o.qlinear) return Verdict::yes("int8 matmul with constant weights");
   for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
     if (!r.input(i).value) return Verdict::no("a scale is not constant");
@@ -101,23 +99,15 @@ class MatMulIntegerKernel final : public Kernel {
     const int64_t k = a_shape.back(), n = r.input(o_.b).shape.values()[1];
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < a_shape.size(); ++d) rows *= a_shape[d];
-    a_type_ = r.input(o_.a).dtype;
-    // Where oneDNN's int8 product would not be exact (a CPU without VNNI), A and B become float32
-    // integers (A less its zero point) and a float32 matmul sums their products: exact while the
-    // sums stay below 2^24, and rounded once more past it, as float32 outputs are anyway.
-    in_float_ = o_.to_float && !int8_product_problem(*r.input(o_.b).value, 1, a_type_).empty();
-    const memory::data_type a_type = in_float_ ? memory::data_type::f32 : *data_type_of(a_type_);
-    const memory::data_type b_type = in_float_ ? memory::data_type::f32 : memory::data_type::s8;
-    const memory::desc src = desc_of({rows, k}, Layout::kPlain, a_type);
-    const memory::desc w_plain = desc_of({k, n}, Layout::kPlain, b_type);
-    const memory::desc w_any({k, n}, b_type, memory::format_tag::any);
+    const memory::desc src = desc_of({rows, k}, Layout::kPlain, *data_type_of(r.input(o_.a).dtype));
+    const memory::desc w_plain = desc_of({k, n}, Layout::kPlain, memory::data_type::s8);
+    const memory::desc w_any({k, n}, memory::data_type::s8, memory::format_tag::any);
     const memory::desc dst = desc_of(
         {rows, n}, Layout::kPlain,
         o_.qlinear || o_.to_float ? *data_type_of(r.output(0).dtype) : memory::data_type::s32);
     dnnl::primitive_attr attr = user_scratchpad_attr();
     has_zero_point_ = r.has_input(o_.a_zero);
-    if (has_zero_point_ && !in_float_)
-      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (has_zero_point_) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (o_.qlinear) {
       set_requantization(attr, float(r.input(o_.a_scale).value->to_double()[0]),
                          r.input(o_.b_scale).value->to_double(),
@@ -143,26 +133,16 @@ class MatMulIntegerKernel final : public Kernel {
         attr, cpu_engine());
     name_ = impl_name(pd);
     primitive_ = BoundPrimitive(dnnl::matmul(pd), pd.scratchpad_desc());
-    // In float32, A's float copy comes first in the scratch memory, oneDNN's after it.
-    a_floats_ = in_float_ ? rows * k : 0;
-    a_float_bytes_ = (a_floats_ * int64_t(sizeof(float)) + 63) / 64 * 64;
-    scratch_bytes_ = a_float_bytes_ + primitive_.scratch_bytes();
+    scratch_bytes_ = primitive_.scratch_bytes();
     src_slot_ = primitive_.add_slot(DNNL_ARG_SRC, src);
     dst_slot_ = primitive_.add_slot(DNNL_ARG_DST, dst);
-    if (has_zero_point_ && !in_float_) {
+    if (has_zero_point_) {
       const int zp_slot = primitive_.add_slot(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
                                               desc_of({1}, Layout::kPlain, memory::data_type::s32));
       primitive_.set(zp_slot, &zero_point_);
     }
     const Tensor& b = *r.input(o_.b).value;
-    if (in_float_) {
-      std::vector<float> b_float(size_t(b.numel()));
-      cpu::dequantize_8_bit(DType::kI8, b.raw(), b_float.data(), b.numel(), 1.0f, 0.0f);
-      primitive_.add_fixed(DNNL_ARG_WEIGHTS,
-                           reorder_to(b_float.data(), w_plain, pd.weights_desc()));
-    } else {
-      primitive_.add_fixed(DNNL_ARG_WEIGHTS, reorder_to(b.raw(), w_plain, pd.weights_desc()));
-    }
+    primitive_.add_fixed(DNNL_ARG_WEIGHTS, reorder_to(b.raw(), w_plain, pd.weights_desc()));
     packed_bytes_ = int64_t(pd.weights_desc().get_size());
     if (has_bias) {
       bias_ = r.input(o_.bias).value;
@@ -187,16 +167,9 @@ class MatMulIntegerKernel final : public Kernel {
           zp.dtype() == DType::kU8 ? int32_t(zp.data<uint8_t>()[0]) : int32_t(zp.data<int8_t>()[0]);
     }
     if (o_.to_float) primitive_.set(scale_slot_, args.inputs[o_.float_scale]->raw());
-    if (in_float_) {
-      float* a = static_cast<float*>(args.scratch);
-      cpu::dequantize_8_bit(a_type_, args.inputs[o_.a]->raw(), a, a_floats_, 1.0f,
-                            float(zero_point_));
-      primitive_.set(src_slot_, a);
-    } else {
-      primitive_.set(src_slot_, args.inputs[o_.a]->raw());
-    }
+    primitive_.set(src_slot_, args.inputs[o_.a]->raw());
     primitive_.set(dst_slot_, args.outputs[0]->raw());
-    primitive_.run(static_cast<char*>(args.scratch) + a_float_bytes_);
+    primitive_.run(args.scratch);
   }
 
  private:
@@ -205,9 +178,6 @@ class MatMulIntegerKernel final : public Kernel {
   int src_slot_ = -1, dst_slot_ = -1, scale_slot_ = -1;
   bool has_zero_point_ = false;
   int32_t zero_point_ = 0;  // A's, read from its input at every run
-  DType a_type_ = DType::kU8;
-  bool in_float_ = false;
-  int64_t a_floats_ = 0, a_float_bytes_ = 0;
   std::shared_ptr<const Tensor> bias_;
 };
 

@@ -1,0 +1,53 @@
+// An exact 8-bit matrix product for CPUs without VNNI: C = (A − a_zero) · (B − b_zero), A rows × k
+// of uint8 or int8, B k × n of int8 (constant, packed once), C of int32. oneDNN's and ONNX
+// Runtime's AVX2 kernels sum pairs of u8 × s8 products in 16 bits with saturation (vpmaddubsw);
+// here both operands are widened to int16 first and pairs of products are summed in 32 bits
+// (vpmaddwd), which is exact for any 8-bit values and zero points. AVX2 only (a CPU with VNNI is
+// exact in oneDNN already).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace strata::kernels::cpu {
+
+// What is done to the int32 sums before they are stored: nothing, or MatMulIntegerToFloat's
+// float(sum) · scale (+ bias), each step rounded in float32 as the reference kernel does it.
+struct Int8GemmFloatOutput {
+  const float* scale = nullptr;  // one value, or n when scale_per_column
+  bool scale_per_column = false;
+  const float* bias = nullptr;  // n values, or nullptr
+};
+
+class Int8Gemm {
+ public:
+  Int8Gemm() = default;
+  // b: k × n row-major; b_zero: empty (0), one value, or n values (per column).
+  Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero);
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  int64_t packed_bytes() const { return int64_t(narrow_.size() + wide_.size() * sizeof(int16_t)); }
+  // Scratch multiply() needs for `rows` rows of A (A widened to int16) on `threads` threads.
+  int64_t scratch_bytes(int64_t rows, int threads) const;
+
+  // out[r·n + j] = Σ_i (a[r·k + i] − a_zero) · (B[i, j] − b_zero[j]) for r < rows, as int32
+  // (float_output == nullptr), else as float32 after float_output's steps. `threads`: OpenMP
+  // threads to split the columns among (small products run on one).
+  void multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+                const Int8GemmFloatOutput* float_output, void* scratch, int threads) const;
+
+ private:
+  int64_t k_ = 0, n_ = 0;
+  int64_t pairs_ = 0;  // k rounded up to even, halved
+  // Panel p: [pairs][16 columns][2] (zero past k and n). int8, widened a pass's slice at a time
+  // (half the memory traffic: BERT's weights do not fit in the caches); int16 when B has a zero
+  // point, since B − b_zero takes 9 bits.
+  std::vector<int8_t> narrow_;
+  std::vector<int16_t> wide_;
+};
+
+// Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).
+bool int8_gemm_available();
+
+}  // namespace strata::kernels::cpu

@@ -1,0 +1,213 @@
+// MatMulInteger, QLinearMatMul, and strata's MatMulIntegerToFloat (the dynamically quantized
+// products) and QLinearGemm with strata's exact int8 GEMM (int8_gemm.h), where oneDNN's int8
+// matmul would not be exact: a CPU without VNNI sums pairs of u8 × s8 products in 16 bits with
+// saturation, which weights with two large values of one sign in a column overflow, and halves the
+// weights for int8 activations. Elsewhere (VNNI, or weights that cannot saturate) oneDNN's kernel
+// keeps the node. uint8 or int8 A with A's zero point read at every run (DynamicQuantizeLinear
+// measures it per call), constant int8 B packed at prepare with its zero point (one value or one
+// per column) subtracted. MatMulIntegerToFloat's output: float(sums) · scale + bias in float32, as
+// the reference rounds. QLinearMatMul's and QLinearGemm's: the sums (plus QLinearGemm's int32
+// bias) requantized as the reference does it (ops/requantize.h), so the results are equal.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cpu/int8_gemm.h"
+#include "kernels/int8_products.h"
+#include "kernels/kernel.h"
+#include "ops/internal_ops.h"
+#include "ops/requantize.h"
+
+namespace strata::kernels::cpu {
+
+namespace {
+
+// Where each operand is among the node's inputs (QLinear*: scales and y's zero point too).
+struct Int8Operands {
+  size_t a = 0, a_zero = 2, b = 1, b_zero = 3;
+  bool to_float = false;  // MatMulIntegerToFloat
+  size_t float_scale = 4, float_bias = 5;
+  bool qlinear = false;  // QLinearMatMul, QLinearGemm
+  size_t a_scale = 1, b_scale = 4, y_scale = 6, y_zero = 7;
+  size_t bias = 0;  // QLinearGemm's int32 bias; 0: none
+};
+
+Int8Operands int8_operands(const ir::Node& node) {
+  Int8Operands o;
+  if (node.op_type == "MatMulIntegerToFloat") o.to_float = true;
+  if (node.op_type == "QLinearMatMul" || node.op_type == "QLinearGemm") {
+    o.qlinear = true;
+    o.a_zero = 2;
+    o.b = 3;
+    o.b_zero = 5;
+    if (node.op_type == "QLinearGemm") o.bias = 8;
+  }
+  return o;
+}
+
+bool int8_matmul_serves(const ir::Node& node) {
+  if (node.domain == ops::kStrataDomain)
+    return node.op_type == "MatMulIntegerToFloat" || node.op_type == "QLinearGemm";
+  return node.domain.empty() &&
+         (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
+}
+
+bool int8_one_value(const Shape& s) {
+  return s.rank() == 0 || (s.rank() == 1 && s[0].value() == 1);
+}
+
+// QLinear*: constant positive scales (a's and y's one value, b's one or one per column), a
+// constant y zero point, a constant bias.
+Verdict int8_requantization_supported(const NodeRequest& r, const Int8Operands& o, int64_t n) {
+  for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
+    if (!r.input(i).value) return Verdict::no("a scale is not constant");
+    for (double s : r.input(i).value->to_double())
+      if (!(s > 0) || !std::isfinite(s))  // the reference kernel names the node and the scale
+        return Verdict::no("a scale is not positive and finite");
+  }
+  if (!int8_one_value(r.input(o.a_scale).shape) || !int8_one_value(r.input(o.y_scale).shape))
+    return Verdict::no("a_scale and y_scale must be one value each");
+  const int64_t b_scales = r.input(o.b_scale).value->numel();
+  if (b_scales != 1 && b_scales != n)
+    return Verdict::no("b_scale is neither one value nor one per column");
+  if (!r.has_input(o.y_zero) || !r.input(o.y_zero).value || r.input(o.y_zero).value->numel() != 1)
+    return Verdict::no("y_zero_point is not one constant");
+  if (o.bias && r.has_input(o.bias) && !r.input(o.bias).value)
+    return Verdict::no("the bias is not constant");
+  return Verdict::yes("");
+}
+
+Verdict int8_matmul_supports(const NodeRequest& r) {
+  if (!int8_gemm_available())
+    return Verdict::no("needs AVX2 (beyond this CPU or the SIMD ceiling)");
+  const Int8Operands o = int8_operands(r.node);
+  const DType a = r.input(o.a).dtype;
+  if (a != DType::kU8 && a != DType::kI8) return Verdict::no("A must be uint8 or int8");
+  if (r.input(o.a).shape.rank() < 1) return Verdict::no("A is a scalar");
+  const ops::Meta& b = r.input(o.b);
+  if (!b.value) return Verdict::no("B is not constant (packed at prepare)");
+  if (b.dtype != DType::kI8) return Verdict::no("B is uint8; int8 weights only");
+  if (b.shape.rank() != 2) return Verdict::no("B is not 2-D");
+  if (b.shape.values()[0] == 0) return Verdict::no("k is 0: no products to sum");
+  if (r.has_input(o.a_zero) && !int8_one_value(r.input(o.a_zero).shape))
+    return Verdict::no("a_zero_point is not one value (per row)");
+  bool b_zero = false;
+  if (r.has_input(o.b_zero)) {
+    const ops::Meta& z = r.input(o.b_zero);
+    if (!z.value) return Verdict::no("b_zero_point is not constant");
+    if (z.value->numel() != 1 && z.value->numel() != b.shape.values()[1])
+      return Verdict::no("b_zero_point is neither one value nor one per column");
+    for (double v : z.value->to_double()) b_zero |= v != 0;
+  }
+  if (o.qlinear) {
+    const Verdict v = int8_requantization_supported(r, o, b.shape.values()[1]);
+    if (!v.ok) return v;
+    // The reference requantizes int64 sums; the GEMM's int32 hold any sum of up to 33025
+    // products of 9-bit values (255 · 255 each).
+    if (b.shape.values()[0] > 33025) return Verdict::no("k is past 33025: sums could pass int32");
+  }
+  std::string inexact = int8_product_problem(*b.value, 1, a);
+  if (inexact.empty() && b_zero) inexact = "oneDNN 2.6 takes no weight zero points";
+  if (inexact.empty())
+    return Verdict::no("oneDNN's int8 matmul is exact for these weights on this CPU");
+  return Verdict::yes("exact int8 GEMM in 16-bit pairs (vpmaddwd): " + inexact);
+}
+
+class Int8MatMulKernel final : public Kernel {
+ public:
+  explicit Int8MatMulKernel(const NodeRequest& r)
+      : o_(int8_operands(r.node)),
+        a_signed_(r.input(o_.a).dtype == DType::kI8),
+        has_a_zero_(r.has_input(o_.a_zero)),
+        has_bias_(o_.to_float && r.has_input(o_.float_bias)),
+        threads_(std::max(1, r.threads)) {
+    name_ = "cpu:int8_gemm:avx2";  // AVX2 code also where AVX-512 is there (no VNNI)
+    const std::vector<int64_t> a_shape = r.input(o_.a).shape.values();
+    const Tensor& b = *r.input(o_.b).value;
+    const int64_t k = b.shape()[0], n = b.shape()[1];
+    for (size_t d = 0; d + 1 < a_shape.size(); ++d) rows_ *= a_shape[d];
+    std::vector<int32_t> b_zero;
+    if (r.has_input(o_.b_zero))
+      for (int64_t v : r.input(o_.b_zero).value->to_int64()) b_zero.push_back(int32_t(v));
+    gemm_ = Int8Gemm(b.data<int8_t>(), k, n, b_zero);
+    packed_bytes_ = gemm_.packed_bytes();
+    scratch_bytes_ = gemm_.scratch_bytes(rows_, threads_);
+    if (o_.to_float) scale_per_column_ = r.input(o_.float_scale).shape.numel().value() != 1;
+    if (o_.qlinear) {
+      // The reference's float32 multiplier a_scale · b_scale / y_scale, per column.
+      const float a_scale = float(r.input(o_.a_scale).value->to_double()[0]);
+      const float y_scale = float(r.input(o_.y_scale).value->to_double()[0]);
+      const std::vector<double> b_scale = r.input(o_.b_scale).value->to_double();
+      for (int64_t j = 0; j < n; ++j)
+        multipliers_.push_back(a_scale * float(b_scale[b_scale.size() == 1 ? 0 : size_t(j)]) /
+                               y_scale);
+      y_zero_ = r.input(o_.y_zero).value->to_double()[0];
+      y_type_ = r.output(0).dtype;
+      if (o_.bias && r.has_input(o_.bias)) bias_ = r.input(o_.bias).value->to_int64();
+      // The int32 sums go to scratch first, after the GEMM's own.
+      sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
+      scratch_bytes_ = sums_at_ + rows_ * n * int64_t(sizeof(int32_t));
+    }
+    input_layouts_.assign(r.inputs.size(), Layout::kPlain);
+    output_layouts_.assign(r.outputs.size(), Layout::kPlain);
+  }
+
+  void run(const KernelArgs& args) override {
+    int32_t a_zero = 0;
+    if (has_a_zero_) {
+      const Tensor& z = *args.inputs[o_.a_zero];
+      a_zero = a_signed_ ? int32_t(z.data<int8_t>()[0]) : int32_t(z.data<uint8_t>()[0]);
+    }
+    Int8GemmFloatOutput float_output;
+    if (o_.to_float) {
+      float_output.scale = args.inputs[o_.float_scale]->data<float>();
+      float_output.scale_per_column = scale_per_column_;
+      float_output.bias = has_bias_ ? args.inputs[o_.float_bias]->data<float>() : nullptr;
+    }
+    void* sums = o_.qlinear ? static_cast<char*>(args.scratch) + sums_at_ : args.outputs[0]->raw();
+    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, sums,
+                   o_.to_float ? &float_output : nullptr, args.scratch, threads_);
+    if (!o_.qlinear) return;
+    if (y_type_ == DType::kU8)
+      requantize(static_cast<const int32_t*>(sums), args.outputs[0]->data<uint8_t>());
+    else
+      requantize(static_cast<const int32_t*>(sums), args.outputs[0]->data<int8_t>());
+  }
+
+ private:
+  // The reference's requantization of every sum (plus the bias), in double.
+  template <class Q>
+  void requantize(const int32_t* sums, Q* y) const {
+    const int64_t n = gemm_.n();
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t sum = int64_t(sums[r * n + j]) + (bias_.empty() ? 0 : bias_[size_t(j)]);
+        y[r * n + j] = ops::requantize<Q>(double(sum), multipliers_[size_t(j)], y_zero_);
+      }
+  }
+
+  Int8Operands o_;
+  bool a_signed_, has_a_zero_, has_bias_;
+  bool scale_per_column_ = false;
+  int threads_;
+  int64_t rows_ = 1;
+  Int8Gemm gemm_;
+  // QLinear*'s requantization.
+  std::vector<float> multipliers_;
+  std::vector<int64_t> bias_;
+  double y_zero_ = 0;
+  DType y_type_ = DType::kU8;
+  int64_t sums_at_ = 0;  // bytes into the scratch
+};
+
+std::unique_ptr<Kernel> int8_matmul_prepare(const NodeRequest& r) {
+  return std::make_unique<Int8MatMulKernel>(r);
+}
+
+}  // namespace
+
+KernelFamily int8_matmul_family() {
+  return {"cpu_int8_matmul",    false, &int8_matmul_serves, &int8_matmul_supports,
+          &int8_matmul_prepare, false};
+}
+
+}  // namespace strata::kernels::cpu
