@@ -46,6 +46,18 @@ bool transposes_conv_outputs(const ir::Graph& graph) {
   return false;
 }
 
+// True when the graph holds 8-bit activations (QDQ or QLinear nodes, dynamic quantization): the
+// quantization kernels and oneDNN's int8 convolutions read them plain or channels-last.
+bool has_8_bit_activations(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes) {
+    const std::string& op = node.op_type;
+    if (op == "QuantizeLinear" || op == "DequantizeLinear" || op == "DynamicQuantizeLinear" ||
+        op.rfind("QLinear", 0) == 0 || op == "ConvInteger")
+      return true;
+  }
+  return false;
+}
+
 // A metadata view of a live tensor, its value included (for shape rules resolved at run time).
 ops::Meta meta_of(const Tensor& t) {
   ops::Meta m;
@@ -232,11 +244,14 @@ void Session::choose_kernels() {
   // steps 6-8% less time, resnet50's and mobilenet_v2's 2-3%; on an AVX2 Zen 3 vgg19 0.63 s
   // against 1.1, densenet121 89 ms against 125, googlenet 47 against 55). Channels-last stays
   // where Transposes relabel convolution outputs (ConvNeXt), since there it saves a conversion
-  // per Transpose (asked for explicitly: left open, oneDNN's AVX2 convolutions choose nChw8c).
+  // per Transpose (asked for explicitly: left open, oneDNN's AVX2 convolutions choose nChw8c), and
+  // in quantized graphs, whose 8-bit kernels read channels-last (blocked, mobilenet_v2_qdq's
+  // float32 convolutions on a CPU without VNNI made each QuantizeLinear convert: 14 → 118 ms).
   kernels::LayoutPolicy policy = options_.layout;
   if (policy == kernels::LayoutPolicy::kAuto)
-    policy = transposes_conv_outputs(graph_) ? kernels::LayoutPolicy::kChannelsLast
-                                             : kernels::LayoutPolicy::kBlocked;
+    policy = transposes_conv_outputs(graph_) || has_8_bit_activations(graph_)
+                 ? kernels::LayoutPolicy::kChannelsLast
+                 : kernels::LayoutPolicy::kBlocked;
   std::vector<Layout> layout(metas_.size(), Layout::kPlain);
   std::vector<std::vector<size_t>> readers(metas_.size());  // steps reading each value
   for (size_t s = 0; s < steps_.size(); ++s)

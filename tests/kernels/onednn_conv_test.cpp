@@ -298,20 +298,26 @@ TEST(OnednnConv, DeclinesWithAReason) {
       << r.steps[0].reason;
 }
 
-TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesReadConvolutionOutputs) {
+TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesOrQuantizationReadConvolutionOutputs) {
   std::mt19937 rng(12);
-  for (bool transpose : {false, true}) {
-    SCOPED_TRACE(transpose ? "Conv -> Transpose (ConvNeXt)" : "Conv -> Conv");
+  for (const std::string between : {"", "Transpose", "QuantizeLinear"}) {
+    SCOPED_TRACE("Conv -> " + (between.empty() ? "" : between + " -> ") + "Conv");
     GraphBuilder b;
     b.input("x", {1, 5, 9, 7});
     b.constant("w1", random_tensor(rng, {20, 5, 3, 3}));
     b.constant("w2", random_tensor(rng, {20, 20, 1, 1}));
     b.node("Conv", {"x", "w1"}, {"h"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
-    if (transpose) {
+    if (between == "Transpose") {  // ConvNeXt's
       b.node("Transpose", {"h"}, {"t"}).attributes["perm"] = attr_ints({0, 2, 3, 1});
       b.node("Relu", {"t"}, {"r"});
       b.node("Transpose", {"r"}, {"u"}).attributes["perm"] = attr_ints({0, 3, 1, 2});
       b.node("Conv", {"u", "w2"}, {"y"});
+    } else if (between == "QuantizeLinear") {  // a QDQ graph's float32 convolutions
+      b.constant("scale", Tensor::from<float>({}, {0.05f}));
+      b.constant("zero", Tensor::zeros(DType::kU8, {}));
+      b.node("QuantizeLinear", {"h", "scale", "zero"}, {"q"});
+      b.node("DequantizeLinear", {"q", "scale", "zero"}, {"d"});
+      b.node("Conv", {"d", "w2"}, {"y"});
     } else {
       b.node("Conv", {"h", "w2"}, {"y"});
     }
@@ -319,9 +325,12 @@ TEST(OnednnConv, AutoLayoutIsBlockedUnlessTransposesReadConvolutionOutputs) {
     b.output("z");
     const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
         b.build(), {random_tensor(rng, {1, 5, 9, 7})}, kernels::LayoutPolicy::kAuto);
-    EXPECT_EQ(steps[0].layout, transpose ? "nhwc" : native_blocked_name());
-    if (transpose) {
+    EXPECT_EQ(steps[0].layout, between.empty() ? native_blocked_name() : "nhwc");
+    if (between == "Transpose") {
       EXPECT_EQ(steps[1].kernel, "strata:view");
+    }
+    if (between == "QuantizeLinear") {
+      EXPECT_TRUE(steps[1].conversions.empty()) << steps[1].conversions[0];
     }
   }
 }
