@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "kernels/cpu/int8_gemm.h"
+#include "kernels/int8_matmul_operands.h"
 #include "kernels/int8_products.h"
 #include "kernels/kernel.h"
 #include "ops/internal_ops.h"
@@ -21,65 +22,10 @@ namespace strata::kernels::cpu {
 
 namespace {
 
-// Where each operand is among the node's inputs (QLinear*: scales and y's zero point too).
-struct Int8Operands {
-  size_t a = 0, a_zero = 2, b = 1, b_zero = 3;
-  bool to_float = false;  // MatMulIntegerToFloat
-  size_t float_scale = 4, float_bias = 5;
-  bool qlinear = false;  // QLinearMatMul, QLinearGemm
-  size_t a_scale = 1, b_scale = 4, y_scale = 6, y_zero = 7;
-  size_t bias = 0;  // QLinearGemm's int32 bias; 0: none
-};
-
-Int8Operands int8_operands(const ir::Node& node) {
-  Int8Operands o;
-  if (node.op_type == "MatMulIntegerToFloat") o.to_float = true;
-  if (node.op_type == "QLinearMatMul" || node.op_type == "QLinearGemm") {
-    o.qlinear = true;
-    o.a_zero = 2;
-    o.b = 3;
-    o.b_zero = 5;
-    if (node.op_type == "QLinearGemm") o.bias = 8;
-  }
-  return o;
-}
-
-bool int8_matmul_serves(const ir::Node& node) {
-  if (node.domain == ops::kStrataDomain)
-    return node.op_type == "MatMulIntegerToFloat" || node.op_type == "QLinearGemm";
-  return node.domain.empty() &&
-         (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
-}
-
-bool int8_one_value(const Shape& s) {
-  return s.rank() == 0 || (s.rank() == 1 && s[0].value() == 1);
-}
-
-// QLinear*: constant positive scales (a's and y's one value, b's one or one per column), a
-// constant y zero point, a constant bias.
-Verdict int8_requantization_supported(const NodeRequest& r, const Int8Operands& o, int64_t n) {
-  for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
-    if (!r.input(i).value) return Verdict::no("a scale is not constant");
-    for (double s : r.input(i).value->to_double())
-      if (!(s > 0) || !std::isfinite(s))  // the reference kernel names the node and the scale
-        return Verdict::no("a scale is not positive and finite");
-  }
-  if (!int8_one_value(r.input(o.a_scale).shape) || !int8_one_value(r.input(o.y_scale).shape))
-    return Verdict::no("a_scale and y_scale must be one value each");
-  const int64_t b_scales = r.input(o.b_scale).value->numel();
-  if (b_scales != 1 && b_scales != n)
-    return Verdict::no("b_scale is neither one value nor one per column");
-  if (!r.has_input(o.y_zero) || !r.input(o.y_zero).value || r.input(o.y_zero).value->numel() != 1)
-    return Verdict::no("y_zero_point is not one constant");
-  if (o.bias && r.has_input(o.bias) && !r.input(o.bias).value)
-    return Verdict::no("the bias is not constant");
-  return Verdict::yes("");
-}
-
 Verdict int8_matmul_supports(const NodeRequest& r) {
   if (!int8_gemm_available())
     return Verdict::no("needs AVX2 (beyond this CPU or the SIMD ceiling)");
-  const Int8Operands o = int8_operands(r.node);
+  const Int8MatMulOperands o = int8_matmul_operands(r.node);
   const DType a = r.input(o.a).dtype;
   if (a != DType::kU8 && a != DType::kI8) return Verdict::no("A must be uint8 or int8");
   if (r.input(o.a).shape.rank() < 1) return Verdict::no("A is a scalar");
@@ -88,7 +34,7 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (b.dtype != DType::kI8) return Verdict::no("B is uint8; int8 weights only");
   if (b.shape.rank() != 2) return Verdict::no("B is not 2-D");
   if (b.shape.values()[0] == 0) return Verdict::no("k is 0: no products to sum");
-  if (r.has_input(o.a_zero) && !int8_one_value(r.input(o.a_zero).shape))
+  if (r.has_input(o.a_zero) && !is_one_value(r.input(o.a_zero).shape))
     return Verdict::no("a_zero_point is not one value (per row)");
   bool b_zero = false;
   if (r.has_input(o.b_zero)) {
@@ -99,8 +45,8 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
     for (double v : z.value->to_double()) b_zero |= v != 0;
   }
   if (o.qlinear) {
-    const Verdict v = int8_requantization_supported(r, o, b.shape.values()[1]);
-    if (!v.ok) return v;
+    const std::string problem = int8_requantization_problem(r, o, b.shape.values()[1]);
+    if (!problem.empty()) return Verdict::no(problem);
     // The reference requantizes int64 sums; the GEMM's int32 hold any sum of up to 33025
     // products of 9-bit values (255 · 255 each).
     if (b.shape.values()[0] > 33025) return Verdict::no("k is past 33025: sums could pass int32");
@@ -115,7 +61,7 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
 class Int8MatMulKernel final : public Kernel {
  public:
   explicit Int8MatMulKernel(const NodeRequest& r)
-      : o_(int8_operands(r.node)),
+      : o_(int8_matmul_operands(r.node)),
         a_signed_(r.input(o_.a).dtype == DType::kI8),
         has_a_zero_(r.has_input(o_.a_zero)),
         has_bias_(o_.to_float && r.has_input(o_.float_bias)),
@@ -185,7 +131,7 @@ class Int8MatMulKernel final : public Kernel {
       }
   }
 
-  Int8Operands o_;
+  Int8MatMulOperands o_;
   bool a_signed_, has_a_zero_, has_bias_;
   bool scale_per_column_ = false;
   int threads_;
@@ -206,7 +152,7 @@ std::unique_ptr<Kernel> int8_matmul_prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily int8_matmul_family() {
-  return {"cpu_int8_matmul",    false, &int8_matmul_serves, &int8_matmul_supports,
+  return {"cpu_int8_matmul",    false, &is_int8_matmul, &int8_matmul_supports,
           &int8_matmul_prepare, false};
 }
 

@@ -14,6 +14,7 @@
 // MatMulInteger and MatMulIntegerToFloat on AVX2; without AVX2 the reference kernel does.
 #include <cmath>
 
+#include "kernels/int8_matmul_operands.h"
 #include "kernels/int8_products.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
@@ -25,36 +26,8 @@ namespace {
 
 using dnnl::memory;
 
-// Where each operand is among the node's inputs.
-struct Operands {
-  bool qlinear;
-  size_t a, a_zero, b, b_zero;
-  size_t a_scale = 0, b_scale = 0, y_scale = 0, y_zero = 0;  // QLinearMatMul's
-  size_t bias = 0;                                           // QLinearGemm's, 0: none
-  bool to_float = false;                                     // MatMulIntegerToFloat
-  size_t float_scale = 4, float_bias = 5;                    // its scale and bias
-};
-
-Operands operands_of(const ir::Node& node) {
-  if (node.op_type == "QLinearMatMul") return {true, 0, 2, 3, 5, 1, 4, 6, 7};
-  if (node.op_type == "QLinearGemm") return {true, 0, 2, 3, 5, 1, 4, 6, 7, 8};
-  if (node.op_type == "MatMulIntegerToFloat") return {false, 0, 2, 1, 3, 0, 0, 0, 0, 0, true};
-  return {false, 0, 2, 1, 3};
-}
-
-bool matmul_integer_serves(const ir::Node& node) {
-  if (node.domain == ops::kStrataDomain)
-    return node.op_type == "QLinearGemm" || node.op_type == "MatMulIntegerToFloat";
-  return node.domain.empty() &&
-         (node.op_type == "MatMulInteger" || node.op_type == "QLinearMatMul");
-}
-
-bool is_one_value(const Shape& s) {
-  return s.rank() == 0 || (s.rank() == 1 && s[0].value() == 1);
-}
-
 Verdict matmul_integer_supports(const NodeRequest& r) {
-  const Operands o = operands_of(r.node);
+  const Int8MatMulOperands o = int8_matmul_operands(r.node);
   const DType a = r.input(o.a).dtype;
   if (a != DType::kU8 && a != DType::kI8) return Verdict::no("A must be uint8 or int8");
   if (r.input(o.a).shape.rank() < 2) return Verdict::no("A has fewer than 2 axes");
@@ -78,23 +51,14 @@ Verdict matmul_integer_supports(const NodeRequest& r) {
     return Verdict::yes("int8 matmul with constant weights, float32 output scaled at every run");
   }
   if (!o.qlinear) return Verdict::yes("int8 matmul with constant weights");
-  for (size_t i : {o.a_scale, o.b_scale, o.y_scale}) {
-    if (!r.input(i).value) return Verdict::no("a scale is not constant");
-    for (double s : r.input(i).value->to_double())
-      if (!(s > 0) || !std::isfinite(s))  // the reference kernel names the node and the scale
-        return Verdict::no("a scale is not positive and finite");
-  }
-  if (!is_one_value(r.input(o.a_scale).shape) || !is_one_value(r.input(o.y_scale).shape))
-    return Verdict::no("a_scale and y_scale must be one value each");
-  if (!r.input(o.y_zero).value) return Verdict::no("y_zero_point is not constant");
-  if (o.bias && r.has_input(o.bias) && !r.input(o.bias).value)
-    return Verdict::no("the bias is not constant");
+  const std::string problem = int8_requantization_problem(r, o, r.input(o.b).shape.values()[1]);
+  if (!problem.empty()) return Verdict::no(problem);
   return Verdict::yes("int8 matmul with constant weights, scales and output zero point");
 }
 
 class MatMulIntegerKernel final : public Kernel {
  public:
-  explicit MatMulIntegerKernel(const NodeRequest& r) : o_(operands_of(r.node)) {
+  explicit MatMulIntegerKernel(const NodeRequest& r) : o_(int8_matmul_operands(r.node)) {
     const std::vector<int64_t> a_shape = r.input(o_.a).shape.values();
     const int64_t k = a_shape.back(), n = r.input(o_.b).shape.values()[1];
     int64_t rows = 1;
@@ -173,7 +137,7 @@ class MatMulIntegerKernel final : public Kernel {
   }
 
  private:
-  Operands o_;
+  Int8MatMulOperands o_;
   BoundPrimitive primitive_;
   int src_slot_ = -1, dst_slot_ = -1, scale_slot_ = -1;
   bool has_zero_point_ = false;
@@ -188,7 +152,7 @@ std::unique_ptr<Kernel> matmul_integer_prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily matmul_integer_family() {
-  return {"onednn_matmul_integer", false, &matmul_integer_serves, &matmul_integer_supports,
+  return {"onednn_matmul_integer", false, &is_int8_matmul, &matmul_integer_supports,
           &matmul_integer_prepare, false};
 }
 
