@@ -153,9 +153,10 @@ TEST(OnednnConv, PlainLayoutActivationsRunAfterTheGemmConvolution) {
   }
 }
 
-// Groups of 6 channels (the Caffe2 ShuffleNet's first grouped convolution) have only oneDNN's
-// GEMM-based implementation, in channels-last layouts too, where its fused eltwise post-ops run
-// through scalar reference code: the activation runs after it, and the result matches.
+// Groups of 6 channels have only oneDNN's GEMM-based implementation, in channels-last layouts
+// too, where its fused eltwise post-ops run through scalar reference code: the activation runs
+// after it, and the result matches. (Stride 2: grouped 1×1 convolutions of stride 1 are
+// onednn_grouped_pointwise_conv's, tested below.)
 TEST(OnednnConv, ChannelsLastGemmConvolutionsRunTheirActivationAfter) {
   std::mt19937 rng(9);
   GraphBuilder b;
@@ -165,6 +166,7 @@ TEST(OnednnConv, ChannelsLastGemmConvolutionsRunTheirActivationAfter) {
   ir::Node& grouped = b.node("FusedConv", {"x", "w1"}, {"h"}, std::string(ops::kStrataDomain));
   grouped.attributes["group"] = attr_int(2);
   grouped.attributes["kernel_shape"] = attr_ints({1, 1});
+  grouped.attributes["strides"] = attr_ints({2, 2});
   grouped.attributes["activation"] = attr_string("Relu");
   b.node("Conv", {"h", "w2"}, {"y"});  // reads the grouped one's output as it is laid out
   b.output("y");
@@ -175,6 +177,70 @@ TEST(OnednnConv, ChannelsLastGemmConvolutionsRunTheirActivationAfter) {
     GTEST_SKIP() << "oneDNN has a direct implementation for these groups here: " << steps[0].kernel;
   EXPECT_EQ(steps[0].layout, "nhwc");
   EXPECT_NE(steps[0].kernel.find("+eltwise_relu"), std::string::npos) << steps[0].kernel;
+}
+
+// Grouped 1×1 convolutions of stride 1 (ShuffleNet's) run as one oneDNN GEMM per group over
+// channels-last rows, with bias, residual and activation as post-ops, in any layout policy but
+// plain, after a blocked convolution too, and match the reference kernel.
+TEST(OnednnGroupedPointwiseConv, RandomGroupedOneByOneConvolutionsMatchTheReferenceKernel) {
+  std::mt19937 rng(20261127);
+  const kernels::LayoutPolicy layouts[] = {kernels::LayoutPolicy::kAuto,
+                                           kernels::LayoutPolicy::kChannelsLast,
+                                           kernels::LayoutPolicy::kBlocked};
+  for (int i = 0; i < 24; ++i) {
+    ConvCase k;
+    k.rank = random_int(rng, 1, 3);
+    k.n = random_int(rng, 1, 2);
+    k.group = random_int(rng, 2, 8);
+    k.c = k.group * random_int(rng, 2, 40);
+    k.m = k.group * random_int(rng, 1, 40);
+    for (int64_t d = 0; d < k.rank; ++d) {
+      k.in.push_back(random_int(rng, 1, k.rank == 3 ? 6 : 20));
+      k.kernel.push_back(1);
+      k.strides.push_back(1);
+      k.dilations.push_back(1);
+      k.pads.push_back(0);
+      k.pads.push_back(0);
+    }
+    static const char* const kPointwiseActivations[] = {"", "Relu", "Clip", "Sigmoid", "Silu"};
+    k.activation = kPointwiseActivations[random_int(rng, 0, 4)];
+    k.bias = random_int(rng, 0, 3) != 0;
+    k.residual = random_int(rng, 0, 2) == 0;
+    SCOPED_TRACE(describe(k));
+    auto [graph, inputs] = conv_graph(k, rng);
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, layouts[i % 3], 1e-4, 1 + i % 2);
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_NE(steps[0].kernel.find(":per_group"), std::string::npos)
+        << steps[0].kernel << ": " << steps[0].reason;
+    EXPECT_EQ(steps[0].layout.find("c"), steps[0].layout.size() - 1) << steps[0].layout;
+  }
+}
+
+// After a blocked convolution, and with --layout plain (where the kernel declines: it reads and
+// writes channels-last rows, and oneDNN's convolution takes the node).
+TEST(OnednnGroupedPointwiseConv, FollowsBlockedConvolutionsAndDeclinesPlainLayouts) {
+  std::mt19937 rng(11);
+  GraphBuilder b;
+  b.input("x", {1, 16, 9, 10});
+  b.constant("w1", random_tensor(rng, {32, 16, 3, 3}));
+  b.constant("w2", random_tensor(rng, {24, 8, 1, 1}));
+  ir::Node& first = b.node("Conv", {"x", "w1"}, {"h"});
+  first.attributes["pads"] = attr_ints({1, 1, 1, 1});
+  ir::Node& grouped = b.node("Conv", {"h", "w2"}, {"y"});
+  grouped.attributes["group"] = attr_int(4);
+  b.output("y");
+  const ir::Graph graph = b.build();
+  const std::vector<Tensor> inputs = {random_tensor(rng, {1, 16, 9, 10})};
+  std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].layout, native_blocked_name());
+  EXPECT_NE(steps[1].kernel.find(":per_group"), std::string::npos) << steps[1].kernel;
+  steps = expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kPlain);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1].kernel.find(":per_group"), std::string::npos) << steps[1].kernel;
+  EXPECT_EQ(steps[1].layout, "nchw");
 }
 
 // A grouped convolution with 8 channels a group (regnet's) after a blocked one: oneDNN has no
