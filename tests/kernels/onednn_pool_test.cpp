@@ -94,6 +94,29 @@ TEST(OnednnPool, ChannelVectorPoolingMatchesTheReferenceKernelInEveryLayout) {
   }
 }
 
+// Max pooling of horizontal stride 1 takes the maximum over the window's rows once per input
+// column, then over neighbouring columns (each thread its own row of column maxima).
+TEST(OnednnPool, SeparableStrideOneMaxPoolingMatchesTheReferenceKernel) {
+  std::mt19937 rng(406);
+  for (int i = 0; i < 16; ++i) {
+    RandomPool p(rng, true, 2, 40, false);
+    p.sw = 1;
+    p.kw = std::max<int64_t>(p.kw, 2);
+    p.w = std::max(p.w, p.kw);
+    p.pads[1] = std::min(p.pads[1], p.kw - 1);
+    p.pads[3] = std::min(p.pads[3], p.kw - 1);
+    const kernels::LayoutPolicy layout =
+        i % 2 ? kernels::LayoutPolicy::kChannelsLast : kernels::LayoutPolicy::kBlocked;
+    SCOPED_TRACE(p.str() + " " + kernels::layout_policy_name(layout));
+    const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+        p.graph(rng, true), {random_tensor(rng, {p.n, p.c, p.h, p.w})}, layout, 1e-4, 1 + i % 2);
+    ASSERT_EQ(steps.size(), 3u);
+    if (kernels::cpu::simd_level() >= kernels::cpu::Simd::kAvx2) {
+      EXPECT_EQ(steps[1].kernel, "strata:pool_avx2") << steps[1].reason;
+    }
+  }
+}
+
 TEST(OnednnPool, GlobalPoolsInEveryLayout) {
   std::mt19937 rng(8);
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
