@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernels/cpu/int8_gemm.h"
+
 namespace strata::kernels {
 
 std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DType activations,
@@ -42,6 +44,38 @@ std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DTy
           c, worst);
   }
   return "";
+}
+
+}  // namespace strata::kernels
+
+namespace strata::kernels {
+
+std::string exact_int8_conv_problem(const Tensor& weights, int64_t group) {
+  if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
+  if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
+  if (group != 1)
+    return fmt::format("takes group 1 only (this convolution has {} groups: depthwise or grouped)",
+                       group);
+  if (weights.rank() != 3 && weights.rank() != 4) return "takes one or two spatial axes only";
+  if (weights.dim(0) == 0 || weights.numel() == 0) return "the weights are empty";
+  // The reference sums in double; the GEMM's int32 hold any sum of up to 33025 products of 9-bit
+  // values (255 · 255 each).
+  if (weights.numel() / weights.dim(0) > cpu::kInt8GemmMaxK)
+    return fmt::format("sums {} products per output, past {}: they could pass int32",
+                       weights.numel() / weights.dim(0), cpu::kInt8GemmMaxK);
+  return "";
+}
+
+Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations, bool vnni) {
+  if (weights.dtype() != DType::kI8)
+    return {Int8ConvKernel::kNone,
+            "its weights are uint8 (oneDNN's int8 kernels and strata's exact int8 convolution take "
+            "int8 weights)"};
+  std::string problem = int8_product_problem(weights, 0, activations, vnni);
+  if (problem.empty()) return {Int8ConvKernel::kOneDnn, ""};
+  const std::string exact = exact_int8_conv_problem(weights, group);
+  if (exact.empty()) return {Int8ConvKernel::kExactGemm, std::move(problem)};
+  return {Int8ConvKernel::kNone, problem + "; strata's exact int8 convolution " + exact};
 }
 
 }  // namespace strata::kernels

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/simd.h"
+#include "ops/requantize.h"
 
 namespace strata::kernels::cpu {
 
@@ -147,9 +149,50 @@ STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16
   for (; i < width; ++i) dst[i] = 0;
 }
 
+// One row of n sums requantized (Int8Requantization), 8 at a time: each step is the reference's
+// double operation (an exact int32 → double conversion and bias add, the product, rounding half
+// to even in the default rounding mode, the zero point, saturation), then packed to bytes.
+template <class Q>
+STRATA_INT8_GEMM void int8_requantize_row(const int32_t* sums, int64_t n,
+                                          const Int8Requantization& q, Q* y) {
+  const __m256d lo = _mm256_set1_pd(double(std::numeric_limits<Q>::lowest()));
+  const __m256d hi = _mm256_set1_pd(double(std::numeric_limits<Q>::max()));
+  const __m256d zero_point = _mm256_set1_pd(q.zero_point);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m128i quarter[2];
+    for (int h = 0; h < 2; ++h) {
+      const int64_t at = j + 4 * h;
+      __m256d v = _mm256_cvtepi32_pd(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sums + at)));
+      if (q.bias) v = _mm256_add_pd(v, _mm256_loadu_pd(q.bias + at));
+      v = _mm256_round_pd(_mm256_mul_pd(v, _mm256_loadu_pd(q.multiplier + at)),
+                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zero_point), lo), hi);
+      quarter[h] = _mm256_cvtpd_epi32(v);  // a whole number within Q: exact
+    }
+    const __m128i words = _mm_packs_epi32(quarter[0], quarter[1]);  // within Q: no saturation
+    const __m128i bytes =
+        std::is_signed_v<Q> ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + j), bytes);
+  }
+  for (; j < n; ++j)
+    y[j] = ops::requantize<Q>(double(sums[j]) + (q.bias ? q.bias[j] : 0.0), float(q.multiplier[j]),
+                              q.zero_point);
+}
+
 #pragma GCC diagnostic pop
 
 }  // namespace
+
+void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
+                     void* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    if (q.y_signed)
+      int8_requantize_row(sums + r * n, n, q, static_cast<int8_t*>(y) + r * n);
+    else
+      int8_requantize_row(sums + r * n, n, q, static_cast<uint8_t*>(y) + r * n);
+  }
+}
 
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
     : k_(k), n_(n), pairs_((k + 1) / 2) {

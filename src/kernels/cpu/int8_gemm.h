@@ -11,6 +11,10 @@
 
 namespace strata::kernels::cpu {
 
+// The longest sum the int32 sums hold exactly whatever the 8-bit values and zero points: 33025
+// products of 9-bit values (255 · 255 each) stay below 2^31.
+constexpr int64_t kInt8GemmMaxK = 33025;
+
 // What is done to the int32 sums before they are stored: nothing, or MatMulIntegerToFloat's
 // float(sum) · scale (+ bias), each step rounded in float32 as the reference kernel does it.
 struct Int8GemmFloatOutput {
@@ -46,6 +50,21 @@ class Int8Gemm {
   std::vector<int8_t> narrow_;
   std::vector<int16_t> wide_;
 };
+
+// The QLinear products' requantization of int32 sums (ops/requantize.h), per column j:
+// saturate(round_half_even((sum + bias[j]) · multiplier[j]) + zero_point), in double as the
+// reference kernel computes it, so the results are equal. multiplier[j] is the reference's float32
+// x_scale · w_scale / y_scale, held as a double (exactly); bias the int32 bias as doubles.
+struct Int8Requantization {
+  const double* multiplier = nullptr;  // n values
+  const double* bias = nullptr;        // n values, or nullptr
+  double zero_point = 0;
+  bool y_signed = false;  // int8 output, else uint8
+};
+
+// y[r·n + j] (uint8 or int8) for `rows` rows of n int32 sums; 4 values at a time on AVX2.
+void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
+                     void* y);
 
 // Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).
 bool int8_gemm_available();
