@@ -76,6 +76,49 @@ TEST(Int8Products, WithoutVnniOnlyWeightsThatCannotSaturateAreExact) {
             std::string::npos);
 }
 
+// The rule on random weights, against the two largest magnitudes of each sign found by sorting:
+// a convolution's [M, C, kh, kw] (channels along axis 0) and a matmul's [k, n] (axis 1), with
+// values drawn wide and narrow so that both answers occur.
+TEST(Int8Products, AgreesWithSortingOnRandomWeights) {
+  using kernels::int8_product_problem;
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool matmul = trial % 2 == 1;
+    const std::vector<int64_t> shape =
+        matmul ? std::vector<int64_t>{random_int(rng, 1, 40), random_int(rng, 1, 40)}
+               : std::vector<int64_t>{random_int(rng, 1, 6), random_int(rng, 1, 5),
+                                      random_int(rng, 1, 3), random_int(rng, 1, 3)};
+    const int wide = int(random_int(rng, 40, 128));
+    const Tensor w = random_integers<int8_t>(rng, DType::kI8, shape, -wide, std::min(wide, 127));
+    const int64_t axis = matmul ? 1 : 0, channels = shape[size_t(axis)];
+    int64_t worst_channel = -1, worst = 0;
+    for (int64_t c = 0; c < channels && worst_channel < 0; ++c) {
+      std::vector<int> positive = {0, 0}, negative = {0, 0};
+      for (int64_t i = 0; i < w.numel(); ++i) {
+        const int64_t channel = matmul ? i % shape[1] : i / (w.numel() / shape[0]);
+        const int v = w.data<int8_t>()[i];
+        if (channel == c) (v >= 0 ? positive : negative).push_back(std::abs(v));
+      }
+      std::sort(positive.rbegin(), positive.rend());
+      std::sort(negative.rbegin(), negative.rend());
+      const int64_t sum = std::max(positive[0] + positive[1], negative[0] + negative[1]);
+      if (sum > 128) {
+        worst_channel = c;
+        worst = sum;
+      }
+    }
+    const std::string why = int8_product_problem(w, axis, DType::kU8, false);
+    SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << why);
+    if (worst_channel < 0) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_NE(why.find("two of output channel " + std::to_string(worst_channel) + " reach " +
+                         std::to_string(worst) + " > 128"),
+                std::string::npos);
+    }
+  }
+}
+
 TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
   std::mt19937 rng(13);
   auto pick = [&](int64_t lo, int64_t hi) {
