@@ -187,7 +187,11 @@ class ExactInt8ConvKernel final : public Kernel {
                                         kInt8ConvMaxBlockRows);
     int64_t blocks = std::max<int64_t>(1, (rows_ + block - 1) / block);
     workers_ = 1;
-    if (threads_ > 1 && rows_ >= threads_ * kInt8ConvGemmRows * 4) {
+    // Each thread takes whole blocks when it gets two or more full ones; with fewer rows (the last
+    // stages of a CNN, whose weights are the largest) the threads share each block's columns, so
+    // that each reads half the weights rather than all of them (resnet50_qdq's layer4 at 2
+    // threads).
+    if (threads_ > 1 && rows_ >= threads_ * 2 * block) {
       workers_ = threads_;
       blocks = (std::max<int64_t>(blocks, workers_) + workers_ - 1) / workers_ * workers_;
     }
@@ -210,6 +214,7 @@ class ExactInt8ConvKernel final : public Kernel {
     output_layouts_ = {Layout::kChannelsLast};
     note_ = direct_ ? "1×1: X's rows are the GEMM's"
                     : fmt::format("im2col in blocks of {} rows of {}", block_rows_, k_);
+    if (workers_ > 1) note_ += fmt::format("; whole blocks shared among {} threads", workers_);
     if (r.output_needs_plain[0])
       note_ += "; the output is written channels-last and made plain after";
   }
