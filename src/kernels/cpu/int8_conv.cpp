@@ -7,7 +7,8 @@
 // B [kh·kw·C, M], tap-major like the rows of A. A 1×1 convolution with stride 1 and no padding
 // reads X's rows as they are; any other window copies its input into rows of A (im2col) a block
 // of rows at a time into scratch, taps outside the image holding X's zero point (they add 0). The
-// int32 sums of a block are requantized as the reference does it (int8_requantize: equal results).
+// int32 sums are requantized as the reference does it in the GEMM's registers
+// (Int8Gemm::multiply_requantized: equal results).
 // One or two spatial axes (a 1-D convolution is a 2-D one of height 1), group 1 (grouped and
 // depthwise convolutions stay with oneDNN or the reference kernel).
 #include <fmt/format.h>
@@ -200,7 +201,8 @@ class ExactInt8ConvKernel final : public Kernel {
       block_rows_ = (block_rows_ + kInt8ConvGemmRows - 1) / kInt8ConvGemmRows * kInt8ConvGemmRows;
     blocks_ = std::max<int64_t>(1, (rows_ + block_rows_ - 1) / block_rows_);
 
-    // Each worker's scratch: its block of A (im2col), the block's int32 sums, the GEMM's own.
+    // Each worker's scratch: its block of A (im2col), the block's int32 sums between the GEMM's
+    // passes, the GEMM's own.
     const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     const int gemm_threads = workers_ > 1 ? 1 : threads_;
     rows_at_ = 0;
@@ -247,9 +249,8 @@ class ExactInt8ConvKernel final : public Kernel {
       im2col(x, first, rows, rows_of_a);
       a = rows_of_a;
     }
-    auto* sums = reinterpret_cast<int32_t*>(scratch + sums_at_);
-    gemm_.multiply(a, x_signed_, x_zero_, rows, sums, nullptr, scratch + gemm_at_, gemm_threads);
-    int8_requantize(sums, rows, gemm_.n(), requantization_, y + first * gemm_.n());
+    gemm_.multiply_requantized(a, x_signed_, x_zero_, rows, requantization_, y + first * gemm_.n(),
+                               scratch + sums_at_, scratch + gemm_at_, gemm_threads);
   }
 
   // Rows first .. first + rows of A: each the window of one output pixel, tap by tap, C bytes a

@@ -91,7 +91,7 @@ class Int8MatMulKernel final : public Kernel {
       requantization_.bias = bias_.empty() ? nullptr : bias_.data();
       requantization_.zero_point = r.input(o_.y_zero).value->to_double()[0];
       requantization_.y_signed = r.output(0).dtype == DType::kI8;
-      // The int32 sums go to scratch first, after the GEMM's own.
+      // The int32 sums between the GEMM's passes, in scratch after the GEMM's own.
       sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
       scratch_bytes_ = sums_at_ + rows_ * n * int64_t(sizeof(int32_t));
     }
@@ -111,12 +111,15 @@ class Int8MatMulKernel final : public Kernel {
       float_output.scale_per_column = scale_per_column_;
       float_output.bias = has_bias_ ? args.inputs[o_.float_bias]->data<float>() : nullptr;
     }
-    void* sums = o_.qlinear ? static_cast<char*>(args.scratch) + sums_at_ : args.outputs[0]->raw();
-    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, sums,
+    if (o_.qlinear) {
+      gemm_.multiply_requantized(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
+                                 requantization_, args.outputs[0]->raw(),
+                                 static_cast<char*>(args.scratch) + sums_at_, args.scratch,
+                                 threads_);
+      return;
+    }
+    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, args.outputs[0]->raw(),
                    o_.to_float ? &float_output : nullptr, args.scratch, threads_);
-    if (o_.qlinear)
-      int8_requantize(static_cast<const int32_t*>(sums), rows_, gemm_.n(), requantization_,
-                      args.outputs[0]->raw());
   }
 
  private:
