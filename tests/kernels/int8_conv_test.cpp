@@ -13,6 +13,7 @@
 #include "kernels/int8_products.h"
 #include "kernels/kernel_test_util.h"
 #include "ops/requantize.h"
+#include "profiler/alloc_counter.h"
 
 namespace strata::test {
 namespace {
@@ -140,6 +141,66 @@ TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
       EXPECT_EQ(f.steps[0].reason.find("whole blocks shared among 2 threads") != std::string::npos,
                 shared)
           << f.steps[0].reason;
+    }
+  }
+}
+
+// Counts the heap allocations made while one step runs.
+class Int8ConvAllocationHooks : public runtime::RunHooks {
+ public:
+  explicit Int8ConvAllocationHooks(size_t step) : step_(step) {}
+  void before_node(size_t step) override {
+    if (step == step_) before_ = profiler::heap_count();
+  }
+  void after_node(size_t step) override {
+    if (step == step_) allocations += profiler::heap_count().allocations - before_.allocations;
+  }
+  int64_t allocations = 0;
+
+ private:
+  size_t step_;
+  profiler::HeapCount before_;
+};
+
+// Prepared, the kernel only computes: its runs (im2col, the GEMM, the requantization, blocks
+// shared among threads or columns shared) allocate nothing. The middle of three convolutions
+// reads and writes channels-last data, so no layout conversion (oneDNN's) runs in its step.
+TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  if (!profiler::heap_counting_enabled())
+    GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  std::mt19937 rng(134);
+  for (const int64_t size : {7, 40}) {  // 49 rows: one block; 1,600 rows: blocks per thread
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << size << "×" << size << ", " << threads << " threads");
+      GraphBuilder b(13);
+      b.input("x", {1, 24, size, size}, DType::kU8);
+      b.constant("scale", Tensor::from<float>({}, {0.02f}));
+      b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+      b.constant("w", int8_conv_weights(rng, {24, 24, 3, 3}));
+      b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
+      b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+      for (const char* y : {"a", "b", "c"}) {
+        const std::string x = y[0] == 'a' ? "x" : std::string(1, char(y[0] - 1));
+        b.node("QLinearConv", {x, "scale", "zp", "w", "w_scale", "w_zp", "scale", "zp"}, {y})
+            .attributes["pads"] = attr_ints({1, 1, 1, 1});
+      }
+      b.output("c");
+      const ir::Graph graph = b.build();
+      const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 24, size, size});
+      runtime::SessionOptions options;
+      options.threads = threads;
+      options.single_thread_flops = options.single_thread_bytes = 0;
+      runtime::Session session(graph, {{DType::kU8, {1, 24, size, size}}}, options);
+      const std::vector<const Tensor*> inputs = {&x};
+      session.run(inputs);  // warm-up
+      ASSERT_EQ(session.steps()[1].kernel, "cpu:int8_conv:avx2") << session.steps()[1].reason;
+      EXPECT_TRUE(session.steps()[1].conversions.empty());
+      Int8ConvAllocationHooks hooks(1);
+      session.set_hooks(&hooks);
+      session.run(inputs);
+      session.set_hooks(nullptr);
+      EXPECT_EQ(hooks.allocations, 0);
     }
   }
 }
