@@ -1,5 +1,6 @@
-// Whether oneDNN's int8 convolutions and matmuls compute exactly on this CPU: the fast kernels
-// check it before taking an int8 product, and the QDQ fusion before making one.
+// Whether oneDNN's int8 convolutions and matmuls compute exactly on this CPU, and which kernel
+// computes an int8 convolution exactly: the fast kernels check it before taking an int8 product,
+// and the QDQ fusion before making one.
 #pragma once
 
 #include <string>
@@ -18,5 +19,26 @@ namespace strata::kernels {
 // `vnni`: whether the CPU has it (tests ask for both answers on any CPU).
 std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DType activations,
                                  bool vnni = __builtin_cpu_supports("avx512vnni"));
+
+// Why strata's exact int8 convolution (src/kernels/cpu/int8_conv.cpp: im2col and the int8 GEMM
+// in 16-bit pairs) cannot take a QLinearConv with these [M, C/group, k...] weights here, or ""
+// when it can: it needs AVX2, int8 weights, group 1, one or two spatial axes, and sums that fit
+// int32 (C · k... ≤ 33025 products of 9-bit values).
+std::string exact_int8_conv_problem(const Tensor& weights, int64_t group);
+
+// Which kernel computes an int8 convolution exactly on this CPU: the one decision that the QDQ
+// fusion (whether to make a QLinearConv) and the two QLinearConv kernel families share.
+enum class Int8ConvKernel {
+  kOneDnn,     // oneDNN's int8 convolution (VNNI, or weights that cannot saturate)
+  kExactGemm,  // strata's exact int8 convolution, where oneDNN's would not be exact
+  kNone,       // neither: the convolution is best left in float32
+};
+struct Int8ConvRoute {
+  Int8ConvKernel kernel;
+  std::string reason;  // kExactGemm: why not oneDNN; kNone: why neither; kOneDnn: ""
+};
+// `vnni` as for int8_product_problem.
+Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations,
+                              bool vnni = __builtin_cpu_supports("avx512vnni"));
 
 }  // namespace strata::kernels

@@ -101,7 +101,8 @@ struct LeftInFloat {
 
 // A product (Conv, MatMul, Gemm) between DequantizeLinear and QuantizeLinear: x and y quantized
 // per tensor to 8 bits, the weights an 8-bit constant of `rank` (0: 3 or more) whose scale is one
-// value or one per index along axis `per_axis` (an output channel or column).
+// value or one per index along axis `per_axis` (an output channel or column). `conv_group`: the
+// convolution's group, 0 for the matrix products.
 struct QdqProduct {
   Quantizer x, w, y;
   size_t q_node;
@@ -112,7 +113,7 @@ struct QdqProduct {
 std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
                                          const std::vector<std::vector<size_t>>& readers,
                                          const std::vector<bool>& dead, size_t n, int64_t rank,
-                                         int64_t per_axis, LeftInFloat& left) {
+                                         int64_t per_axis, int64_t conv_group, LeftInFloat& left) {
   const ir::Node& product = graph.nodes[n];
   if (product.inputs.size() < 2) return {};
   const std::optional<size_t> q_node = sole_reader(graph, readers, product.outputs[0]);
@@ -133,12 +134,19 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
                                         (axis != per_axis && axis != per_axis - weights->rank())))
     return {};
   // Where no int8 kernel would compute the product exactly here (uint8 weights; weights that
-  // oneDNN's kernels saturate on a CPU without VNNI), it stays DequantizeLinear → product →
+  // oneDNN's kernels saturate on a CPU without VNNI, unless strata's exact int8 convolution takes
+  // the convolution: kernels::int8_conv_route), it stays DequantizeLinear → product →
   // QuantizeLinear, the QDQ graph's own definition, which the float32 kernels run fast.
-  const std::string problem =
-      weights->dtype() != DType::kI8
-          ? "its weights are uint8 (oneDNN's int8 kernels take int8 weights)"
-          : kernels::int8_product_problem(*weights, per_axis, graph.values[size_t(x->data)].dtype);
+  const DType x_type = graph.values[size_t(x->data)].dtype;
+  std::string problem;
+  if (conv_group) {
+    kernels::Int8ConvRoute route = kernels::int8_conv_route(*weights, conv_group, x_type);
+    if (route.kernel == kernels::Int8ConvKernel::kNone) problem = std::move(route.reason);
+  } else {
+    problem = weights->dtype() != DType::kI8
+                  ? "its weights are uint8 (oneDNN's int8 kernels take int8 weights)"
+                  : kernels::int8_product_problem(*weights, per_axis, x_type);
+  }
   if (!problem.empty()) {
     if (left.count++ == 0) left.first = fmt::format("node '{}': {}", product.name, problem);
     return {};
@@ -188,7 +196,8 @@ std::optional<Quantizer> product_bias(const ir::Graph& graph, size_t n, size_t i
 std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_conv_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
     const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
-  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 0, 0, left);
+  const int64_t group = std::max<int64_t>(1, int_attribute(graph.nodes[n], "group", 1));
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 0, 0, group, left);
   if (!p) return {};
   bool bias_ok = false;
   const std::optional<Quantizer> bias = product_bias(graph, n, 2, *p, p->weights->dim(0), bias_ok);
@@ -207,7 +216,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_matmul_at(
     ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
     const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   if (graph.nodes[n].inputs.size() != 2) return {};
-  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, 1, left);
+  const std::optional<QdqProduct> p = qdq_product_at(graph, readers, dead, n, 2, 1, 0, left);
   if (!p) return {};
   ir::Node node;
   node.name = graph.nodes[n].name;
@@ -239,7 +248,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_gemm_at(
     return {};
   const bool trans_b = int_attribute(gemm, "transB", 0) != 0;
   const std::optional<QdqProduct> p =
-      qdq_product_at(graph, readers, dead, n, 2, trans_b ? 0 : 1, left);
+      qdq_product_at(graph, readers, dead, n, 2, trans_b ? 0 : 1, 0, left);
   if (!p) return {};
   bool bias_ok = false;
   const std::optional<Quantizer> bias =

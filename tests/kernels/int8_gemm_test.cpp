@@ -11,6 +11,7 @@
 #include "kernels/int8_products.h"
 #include "kernels/kernel_test_util.h"
 #include "ops/internal_ops.h"
+#include "ops/requantize.h"
 
 namespace strata::test {
 namespace {
@@ -99,6 +100,34 @@ TEST(Int8Gemm, EqualsExactSumsOnRandomShapesZeroPointsAndOverflowingWeights) {
       float v = product;
       if (out.bias) v += bias[size_t(j)];
       ASSERT_EQ(y[size_t(i)], v) << "element " << i;
+    }
+    // The 8-bit output: the sums (plus an int32 bias) requantized in the registers as
+    // ops::requantize does it, on every pass count and partial panel; the sums buffer between
+    // passes.
+    std::vector<double> multipliers(static_cast<size_t>(n)), int_bias(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      multipliers[size_t(j)] = double(float(random_int(rng, 1, 1000)) / 3.0e6f);
+      int_bias[size_t(j)] = double(random_int(rng, -100000, 100000));
+    }
+    kernels::cpu::Int8Requantization q;
+    q.multiplier = multipliers.data();
+    q.bias = trial % 4 < 2 ? int_bias.data() : nullptr;
+    q.zero_point = trial % 2 ? -7 : 121;
+    q.y_signed = trial % 2 == 1;
+    std::vector<int32_t> sums(static_cast<size_t>(rows * n));
+    for (const int threads : {1, 2}) {
+      std::vector<uint8_t> bytes(static_cast<size_t>(rows * n), 0xAB);
+      gemm.multiply_requantized(a.data(), a_signed, a_zero, rows, q, bytes.data(), sums.data(),
+                                scratch.data(), threads);
+      for (int64_t i = 0; i < rows * n; ++i) {
+        const int64_t j = i % n;
+        const double sum = double(expected[size_t(i)]) + (q.bias ? int_bias[size_t(j)] : 0.0);
+        const float m = float(multipliers[size_t(j)]);
+        const int want = q.y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
+                                    : int(ops::requantize<uint8_t>(sum, m, q.zero_point));
+        const int got = q.y_signed ? int(int8_t(bytes[size_t(i)])) : int(bytes[size_t(i)]);
+        ASSERT_EQ(got, want) << "element " << i << ", " << threads << " threads";
+      }
     }
   }
 }

@@ -37,10 +37,11 @@ int64_t expect_within_one(const Tensor& fast, const Tensor& reference) {
 
 // The kernel an int8 product with weights w (output channels along `axis`) and activations of
 // type x runs on here: oneDNN's, or where oneDNN would not be exact on this CPU (no VNNI) strata's
-// exact int8 GEMM (`exact_gemm`: MatMulInteger on AVX2) or else the reference kernel, the step
-// saying why.
+// exact kernel `exact` on AVX2 (cpu:int8_gemm:avx2 for the matrix products,
+// cpu:int8_conv:avx2 for convolutions of group 1; nullptr: none) or else the reference kernel,
+// the step saying why.
 void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t axis, DType x,
-                        bool exact_gemm = false) {
+                        const char* exact = nullptr) {
   if (kernels::int8_product_problem(w, axis, x).empty()) {
     EXPECT_EQ(step.kernel.rfind("onednn:", 0), 0u) << step.kernel;
     // oneDNN 2.6 runs grouped int8 convolutions of a few channels per group with AVX-512 only
@@ -49,8 +50,8 @@ void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t 
       EXPECT_EQ(step.kernel.find(":ref"), std::string::npos) << step.kernel;
     }
   } else {
-    EXPECT_EQ(step.kernel, exact_gemm && kernels::cpu::int8_gemm_available() ? "cpu:int8_gemm:avx2"
-                                                                             : "reference");
+    EXPECT_EQ(step.kernel,
+              exact && kernels::cpu::int8_gemm_available() ? std::string(exact) : "reference");
     EXPECT_NE(step.reason.find("no VNNI"), std::string::npos) << step.reason;
   }
 }
@@ -73,6 +74,49 @@ TEST(Int8Products, WithoutVnniOnlyWeightsThatCannotSaturateAreExact) {
   // Along axis 0 (a convolution's [M, C, kh, kw]) the same values are 2 channels of 3.
   EXPECT_NE(int8_product_problem(saturating, 0, DType::kU8, false).find("channel 0 reach 191"),
             std::string::npos);
+}
+
+// The rule on random weights, against the two largest magnitudes of each sign found by sorting:
+// a convolution's [M, C, kh, kw] (channels along axis 0) and a matmul's [k, n] (axis 1), with
+// values drawn wide and narrow so that both answers occur.
+TEST(Int8Products, AgreesWithSortingOnRandomWeights) {
+  using kernels::int8_product_problem;
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool matmul = trial % 2 == 1;
+    const std::vector<int64_t> shape =
+        matmul ? std::vector<int64_t>{random_int(rng, 1, 40), random_int(rng, 1, 40)}
+               : std::vector<int64_t>{random_int(rng, 1, 6), random_int(rng, 1, 5),
+                                      random_int(rng, 1, 3), random_int(rng, 1, 3)};
+    const int wide = int(random_int(rng, 40, 128));
+    const Tensor w = random_integers<int8_t>(rng, DType::kI8, shape, -wide, std::min(wide, 127));
+    const int64_t axis = matmul ? 1 : 0, channels = shape[size_t(axis)];
+    int64_t worst_channel = -1, worst = 0;
+    for (int64_t c = 0; c < channels && worst_channel < 0; ++c) {
+      std::vector<int> positive = {0, 0}, negative = {0, 0};
+      for (int64_t i = 0; i < w.numel(); ++i) {
+        const int64_t channel = matmul ? i % shape[1] : i / (w.numel() / shape[0]);
+        const int v = w.data<int8_t>()[i];
+        if (channel == c) (v >= 0 ? positive : negative).push_back(std::abs(v));
+      }
+      std::sort(positive.rbegin(), positive.rend());
+      std::sort(negative.rbegin(), negative.rend());
+      const int64_t sum = std::max(positive[0] + positive[1], negative[0] + negative[1]);
+      if (sum > 128) {
+        worst_channel = c;
+        worst = sum;
+      }
+    }
+    const std::string why = int8_product_problem(w, axis, DType::kU8, false);
+    SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << why);
+    if (worst_channel < 0) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_NE(why.find("two of output channel " + std::to_string(worst_channel) + " reach " +
+                         std::to_string(worst) + " > 128"),
+                std::string::npos);
+    }
+  }
 }
 
 TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
@@ -134,7 +178,7 @@ TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
     ASSERT_EQ(a.outputs.size(), 1u);
     expect_within_one(a.outputs[0], r.outputs[0]);
     ASSERT_EQ(a.steps.size(), 1u);
-    expect_int8_kernel(a.steps[0], w, 0, xt);
+    expect_int8_kernel(a.steps[0], w, 0, xt, g == 1 ? "cpu:int8_conv:avx2" : nullptr);
   }
 }
 
@@ -164,7 +208,8 @@ void add_tie_scales(GraphBuilder& b) {
   b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(127)}));
 }
 
-// w_axis 1: a QLinearMatMul, which strata's exact int8 GEMM takes where oneDNN would not be exact.
+// w_axis 1: a QLinearMatMul, which strata's exact int8 GEMM takes where oneDNN would not be exact;
+// 0: a QLinearConv, which strata's exact int8 convolution takes.
 void expect_ties_rounded_before_the_zero_point(const ir::Graph& graph, const Tensor& x,
                                                int64_t w_axis) {
   runtime::SessionOptions fast, reference;
@@ -172,7 +217,7 @@ void expect_ties_rounded_before_the_zero_point(const ir::Graph& graph, const Ten
   const SessionResult f = run_session(graph, {x}, fast);
   const SessionResult r = run_session(graph, {x}, reference);
   expect_int8_kernel(f.steps[0], *graph.values[size_t(graph.find_value("w"))].constant, w_axis,
-                     DType::kI8, w_axis == 1);
+                     DType::kI8, w_axis == 1 ? "cpu:int8_gemm:avx2" : "cpu:int8_conv:avx2");
   EXPECT_EQ(f.outputs[0].to_double(), ties_rounded_before_the_zero_point());
   EXPECT_EQ(r.outputs[0].to_double(), ties_rounded_before_the_zero_point());
 }
@@ -402,7 +447,7 @@ TEST(MatMulIntegerKernel, MatchesTheReferenceWithARunTimeZeroPoint) {
       const SessionResult r = run_session(graph, {a, a_zp}, reference);
       const runtime::Comparison c = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
       EXPECT_TRUE(c.ok) << c.problem;  // int32 sums: exact
-      expect_int8_kernel(f.steps[0], weights, 1, a_type, true);
+      expect_int8_kernel(f.steps[0], weights, 1, a_type, "cpu:int8_gemm:avx2");
     }
   }
 }
@@ -444,7 +489,7 @@ TEST(QLinearMatMulKernel, MatchesTheReference) {
     const SessionResult f = run_session(graph, {a}, fast);
     const SessionResult r = run_session(graph, {a}, reference);
     expect_within_one(f.outputs[0], r.outputs[0]);
-    expect_int8_kernel(f.steps[0], weights, 1, at, true);
+    expect_int8_kernel(f.steps[0], weights, 1, at, "cpu:int8_gemm:avx2");
   }
 }
 

@@ -12,13 +12,14 @@ namespace {
 // x (uint8) → DequantizeLinear → Conv (weights and bias behind DequantizeLinear) → QuantizeLinear,
 // as ONNX Runtime's quantizer writes it; the bias scale is `bias_scale` (x_scale · w_scale is
 // 0.02 · 0.01). Weights up to ±w_max: 64 (7 bits) is exact on oneDNN's int8 kernels on every CPU.
+// `group` 4: a depthwise convolution (two output channels per input channel).
 ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, float y_scale = 0.5f,
-                   int w_max = 64, DType w_type = DType::kI8) {
+                   int w_max = 64, DType w_type = DType::kI8, int64_t group = 1) {
   GraphBuilder g(13);
   g.input("xq", {1, 4, 6, 6}, DType::kU8);
   g.constant("xs", Tensor::from<float>({}, {0.02f}));
   g.constant("xz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-  Tensor w = Tensor::zeros(w_type, {8, 4, 3, 3});
+  Tensor w = Tensor::zeros(w_type, {8, 4 / group, 3, 3});
   std::uniform_int_distribution<int> weight(w_type == DType::kI8 ? -w_max : 0, w_max);
   for (int64_t i = 0; i < w.numel(); ++i) {
     if (w_type == DType::kI8)
@@ -35,7 +36,9 @@ ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, floa
   g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"x"});
   g.node("DequantizeLinear", {"wq", "ws"}, {"w"});
   g.node("DequantizeLinear", {"bq", "bs"}, {"b"});
-  g.node("Conv", {"x", "w", "b"}, {"c"}).attributes["pads"] = attr_ints({1, 1, 1, 1});
+  ir::Node& conv = g.node("Conv", {"x", "w", "b"}, {"c"});
+  conv.attributes["pads"] = attr_ints({1, 1, 1, 1});
+  if (group != 1) conv.attributes["group"] = attr_int(group);
   g.node("QuantizeLinear", {"c", "ys", "yz"}, {"yq"});
   g.output("yq");
   if (second_reader) {
@@ -81,7 +84,8 @@ TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
 }
 
 // A product no int8 kernel would compute exactly here stays in float32: uint8 weights (oneDNN
-// takes int8 weights only) everywhere, full-range int8 weights on a CPU without VNNI.
+// and strata's exact int8 convolution take int8 weights only) everywhere, full-range int8 weights
+// of a depthwise convolution on a CPU without VNNI (the exact convolution takes group 1 only).
 TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   std::mt19937 rng(8);
   ir::Graph unsigned_weights = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 255, DType::kU8);
@@ -89,17 +93,52 @@ TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   EXPECT_EQ(passes::fuse_qdq(unsigned_weights, &left), 0u);
   EXPECT_EQ(left,
             "1 QDQ product left in float32, node 'c_node': its weights are uint8 (oneDNN's "
-            "int8 kernels take int8 weights)");
-  ir::Graph full_range = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127);
-  const Tensor& w = *full_range.values[size_t(full_range.find_value("wq"))].constant;
+            "int8 kernels and strata's exact int8 convolution take int8 weights)");
+  ir::Graph depthwise = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 4);
+  const Tensor& w = *depthwise.values[size_t(depthwise.find_value("wq"))].constant;
   const std::string problem = kernels::int8_product_problem(w, 0, DType::kU8);
   left.clear();
-  EXPECT_EQ(passes::fuse_qdq(full_range, &left), problem.empty() ? 1u : 0u);
-  EXPECT_EQ(left,
-            problem.empty() ? "" : "1 QDQ product left in float32, node 'c_node': " + problem);
-  // Whatever the CPU, the rule itself: such weights are exact with VNNI only.
+  EXPECT_EQ(passes::fuse_qdq(depthwise, &left), problem.empty() ? 1u : 0u);
+  EXPECT_EQ(left, problem.empty() ? ""
+                                  : "1 QDQ product left in float32, node 'c_node': " + problem +
+                                        "; strata's exact int8 convolution " +
+                                        kernels::exact_int8_conv_problem(w, 4));
+  // Whatever the CPU, the rule itself: such weights are exact with VNNI only, and the exact
+  // convolution never takes a grouped one.
   EXPECT_EQ(kernels::int8_product_problem(w, 0, DType::kU8, true), "");
   EXPECT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
+  EXPECT_EQ(kernels::int8_conv_route(w, 4, DType::kU8, false).kernel,
+            kernels::Int8ConvKernel::kNone);
+  EXPECT_NE(kernels::exact_int8_conv_problem(w, 4).find("group 1 only"), std::string::npos);
+}
+
+// Without VNNI a convolution of group 1 whose weights oneDNN would saturate is fused all the same
+// where strata's exact int8 convolution takes it (AVX2), and runs there, equal to the reference.
+TEST(FuseQdq, SaturatingConvsBecomeQLinearConvForTheExactKernel) {
+  std::mt19937 rng(9);
+  const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127);
+  const Tensor& w = *before.values[size_t(before.find_value("wq"))].constant;
+  ASSERT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
+  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 1, DType::kU8, false);
+  const bool exact_kernel = kernels::cpu::int8_gemm_available();
+  EXPECT_EQ(route.kernel,
+            exact_kernel ? kernels::Int8ConvKernel::kExactGemm : kernels::Int8ConvKernel::kNone);
+  ir::Graph after = before;
+  std::string left;
+  const bool fused = exact_kernel || kernels::int8_product_problem(w, 0, DType::kU8).empty();
+  EXPECT_EQ(passes::fuse_qdq(after, &left), fused ? 1u : 0u);
+  if (!fused) return;
+  EXPECT_EQ(left, "");
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearConv"}));
+  const Tensor x = random_u8(rng, {1, 4, 6, 6});
+  expect_same_integers(before, after, x);
+  runtime::SessionOptions fast, reference;
+  reference.fast_kernels = false;
+  const SessionResult f = run_session(after, {x}, fast);
+  const SessionResult r = run_session(after, {x}, reference);
+  EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+  if (kernels::int8_product_problem(w, 0, DType::kU8).empty()) return;  // VNNI: oneDNN's
+  EXPECT_EQ(f.steps[0].kernel, "cpu:int8_conv:avx2") << f.steps[0].reason;
 }
 
 TEST(FuseQdq, LeavesBiasesInOtherUnitsAndSharedOutputs) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/simd.h"
@@ -30,11 +31,77 @@ constexpr double kGemmShareMacs = double(1 << 21);
 // AVX2 without FMA: the float32 output's product and sum must round separately, as the
 // reference kernel's do.
 #define STRATA_INT8_GEMM __attribute__((target("avx2")))
+// Small steps inlined into their loops (as calls, each reloaded its constants).
+#define STRATA_INT8_GEMM_INLINE __attribute__((target("avx2"), always_inline)) inline
 
 // Lanes below `left` (clamped to 0..8) set.
 STRATA_INT8_GEMM inline __m256i int8_gemm_lanes(int64_t left) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::clamp<int64_t>(left, 0, 8))),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// 4-lane (64-bit) masks: lanes below `left` (clamped to 0..4) set.
+STRATA_INT8_GEMM_INLINE __m256i int8_gemm_lanes64(int64_t left) {
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::clamp<int64_t>(left, 0, 4)),
+                            _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+// The per-column values of the requantization (Int8Requantization) for columns column ..
+// column + 7, the first `left` of them real (no multiplier or bias is read past them).
+struct Int8RequantizeColumns {
+  __m256d multiplier[2], bias[2];
+};
+STRATA_INT8_GEMM_INLINE Int8RequantizeColumns int8_requantize_columns(const Int8Requantization& q,
+                                                                      int64_t column,
+                                                                      int64_t left) {
+  Int8RequantizeColumns c;
+  for (int h = 0; h < 2; ++h) {
+    const int64_t at = column + 4 * h;
+    const bool full = left >= 4 * h + 4;
+    const __m256i mask = int8_gemm_lanes64(left - 4 * h);
+    c.multiplier[h] =
+        full ? _mm256_loadu_pd(q.multiplier + at) : _mm256_maskload_pd(q.multiplier + at, mask);
+    c.bias[h] = !q.bias ? _mm256_setzero_pd()
+                : full  ? _mm256_loadu_pd(q.bias + at)
+                        : _mm256_maskload_pd(q.bias + at, mask);
+  }
+  return c;
+}
+
+// 8 sums of those columns requantized into the low 8 bytes. Each step is the reference's double
+// operation: an exact int32 → double conversion and bias add (+0 without a bias: exact too), the
+// product, rounding half to even, the zero point, saturation; then packed to bytes.
+template <class Q>
+STRATA_INT8_GEMM_INLINE __m128i int8_requantize8(__m256i sums, const Int8RequantizeColumns& c,
+                                                 double zero_point) {
+  const __m256d lo = _mm256_set1_pd(double(std::numeric_limits<Q>::lowest()));
+  const __m256d hi = _mm256_set1_pd(double(std::numeric_limits<Q>::max()));
+  const __m256d zero = _mm256_set1_pd(zero_point);
+  __m128i quarter[2];
+  for (int h = 0; h < 2; ++h) {
+    __m256d v = _mm256_cvtepi32_pd(h == 0 ? _mm256_castsi256_si128(sums)
+                                          : _mm256_extracti128_si256(sums, 1));
+    v = _mm256_round_pd(_mm256_mul_pd(_mm256_add_pd(v, c.bias[h]), c.multiplier[h]),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zero), lo), hi);
+    quarter[h] = _mm256_cvtpd_epi32(v);  // a whole number within Q: exact
+  }
+  const __m128i words = _mm_packs_epi32(quarter[0], quarter[1]);  // within Q: no saturation
+  if constexpr (std::is_signed_v<Q>)
+    return _mm_packs_epi16(words, words);
+  else
+    return _mm_packus_epi16(words, words);
+}
+
+// Stores the first `count` (0..8) of 8 bytes.
+STRATA_INT8_GEMM_INLINE void int8_gemm_store8(void* y, __m128i bytes, int64_t count) {
+  if (count >= 8) {
+    _mm_storel_epi64(static_cast<__m128i*>(y), bytes);
+  } else if (count > 0) {
+    alignas(16) uint8_t staged[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(staged), bytes);
+    std::memcpy(y, staged, size_t(count));
+  }
 }
 
 // Where a block's sums go at the end of a pass; pointers at the block's first row and column.
@@ -47,7 +114,30 @@ struct Int8BlockOut {
   const float* scale;
   bool scale_per_column;
   const float* bias;
+  // The last pass of an 8-bit output: requantized into y (ldy bytes a row) from the registers.
+  const Int8Requantization* requantize;
+  int64_t column;  // the block's first column, for the requantization's per-column values
+  uint8_t* y;
+  int64_t ldy;
 };
+
+// A block's sums (rows × 16, staged in L1) requantized into o.y, 8 columns' values at a time.
+template <class Q>
+__attribute__((noinline)) STRATA_INT8_GEMM void int8_gemm_requantize_block(const int32_t* staged,
+                                                                           int rows,
+                                                                           const Int8BlockOut& o) {
+  for (int h = 0; h < 2; ++h) {
+    const int64_t left = o.columns - 8 * h;
+    if (left <= 0) break;
+    const Int8RequantizeColumns c = int8_requantize_columns(*o.requantize, o.column + 8 * h, left);
+    for (int r = 0; r < rows; ++r) {
+      const __m256i sums =
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(staged + r * kGemmColumns + 8 * h));
+      int8_gemm_store8(o.y + r * o.ldy + 8 * h,
+                       int8_requantize8<Q>(sums, c, o.requantize->zero_point), left);
+    }
+  }
+}
 
 // ROWS rows × 16 columns over `pairs` k-pairs: every pair of A's (a broadcast int32 holding two
 // int16) times 8 columns' pairs of B gives 8 exact int32 pair sums (vpmaddwd).
@@ -77,6 +167,21 @@ STRATA_INT8_GEMM void int8_gemm_block(const int16_t* a, int64_t lda, const int16
       acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
     }
+  }
+  if (o.requantize) {
+    // Through L1 to a function of its own: inlined here, the requantization's registers made the
+    // compiler spill the sums inside the loop above (resnet50_qdq 75 → 115 ms).
+    alignas(32) int32_t staged[ROWS * kGemmColumns];
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r)
+      for (int h = 0; h < 2; ++h)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(staged + r * kGemmColumns + 8 * h),
+                           acc[r][h]);
+    if (o.requantize->y_signed)
+      int8_gemm_requantize_block<int8_t>(staged, ROWS, o);
+    else
+      int8_gemm_requantize_block<uint8_t>(staged, ROWS, o);
+    return;
   }
   if (!o.to_float) {
 #pragma GCC unroll 6
@@ -147,9 +252,32 @@ STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16
   for (; i < width; ++i) dst[i] = 0;
 }
 
+// One row of n sums requantized, 8 at a time (the last 1..7 masked).
+template <class Q>
+STRATA_INT8_GEMM void int8_requantize_row(const int32_t* sums, int64_t n,
+                                          const Int8Requantization& q, Q* y) {
+  for (int64_t j = 0; j < n; j += 8) {
+    const int64_t left = std::min<int64_t>(8, n - j);
+    const __m256i v = left == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + j))
+                                : _mm256_maskload_epi32(sums + j, int8_gemm_lanes(left));
+    int8_gemm_store8(
+        y + j, int8_requantize8<Q>(v, int8_requantize_columns(q, j, left), q.zero_point), left);
+  }
+}
+
 #pragma GCC diagnostic pop
 
 }  // namespace
+
+void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
+                     void* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    if (q.y_signed)
+      int8_requantize_row(sums + r * n, n, q, static_cast<int8_t*>(y) + r * n);
+    else
+      int8_requantize_row(sums + r * n, n, q, static_cast<uint8_t*>(y) + r * n);
+  }
+}
 
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
     : k_(k), n_(n), pairs_((k + 1) / 2) {
@@ -192,6 +320,19 @@ int64_t Int8Gemm::scratch_bytes(int64_t rows, int threads) const {
 
 void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                         const Int8GemmFloatOutput* float_output, void* scratch, int threads) const {
+  multiply_into(a, a_signed, a_zero, rows, out, float_output, nullptr, nullptr, scratch, threads);
+}
+
+void Int8Gemm::multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
+                                    const Int8Requantization& requantization, void* y, void* sums,
+                                    void* scratch, int threads) const {
+  multiply_into(a, a_signed, a_zero, rows, sums, nullptr, &requantization, y, scratch, threads);
+}
+
+void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+                             const Int8GemmFloatOutput* float_output,
+                             const Int8Requantization* requantization, void* y, void* scratch,
+                             int threads) const {
   const int64_t lda = int8_gemm_lda(pairs_);
   int16_t* wide = static_cast<int16_t*>(scratch);
   const int64_t panels = (n_ + kGemmColumns - 1) / kGemmColumns;
@@ -232,6 +373,11 @@ void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t ro
           o.scale = float_output->scale + (o.scale_per_column ? column : 0);
           o.bias = float_output->bias ? float_output->bias + column : nullptr;
         }
+        if (final_pass && requantization) {
+          o.requantize = requantization;
+          o.column = column;
+          o.ldy = n_;
+        }
         const int64_t offset = (p * pairs_ + j0) * kGemmColumns * 2;
         const int16_t* panel = slice;
         if (narrow_.empty())
@@ -241,6 +387,7 @@ void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t ro
         for (int64_t r = 0; r < rows; r += kGemmRows) {
           const int64_t block_rows = std::min<int64_t>(kGemmRows, rows - r);
           o.out = static_cast<int32_t*>(out) + r * n_ + column;
+          if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
           int8_gemm_block_for(block_rows)(wide + r * lda + 2 * j0, lda, panel, pairs, o);
         }
       }

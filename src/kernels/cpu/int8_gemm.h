@@ -11,12 +11,27 @@
 
 namespace strata::kernels::cpu {
 
+// The longest sum the int32 sums hold exactly whatever the 8-bit values and zero points: 33025
+// products of 9-bit values (255 · 255 each) stay below 2^31.
+constexpr int64_t kInt8GemmMaxK = 33025;
+
 // What is done to the int32 sums before they are stored: nothing, or MatMulIntegerToFloat's
 // float(sum) · scale (+ bias), each step rounded in float32 as the reference kernel does it.
 struct Int8GemmFloatOutput {
   const float* scale = nullptr;  // one value, or n when scale_per_column
   bool scale_per_column = false;
   const float* bias = nullptr;  // n values, or nullptr
+};
+
+// The QLinear products' requantization of int32 sums (ops/requantize.h), per column j:
+// saturate(round_half_even((sum + bias[j]) · multiplier[j]) + zero_point), in double as the
+// reference kernel computes it, so the results are equal. multiplier[j] is the reference's float32
+// x_scale · w_scale / y_scale, held as a double (exactly); bias the int32 bias as doubles.
+struct Int8Requantization {
+  const double* multiplier = nullptr;  // n values
+  const double* bias = nullptr;        // n values, or nullptr
+  double zero_point = 0;
+  bool y_signed = false;  // int8 output, else uint8
 };
 
 class Int8Gemm {
@@ -36,8 +51,19 @@ class Int8Gemm {
   // threads to split the columns among (small products run on one).
   void multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                 const Int8GemmFloatOutput* float_output, void* scratch, int threads) const;
+  // The same product requantized to 8 bits (the QLinear products) straight from the registers:
+  // y[r·n + j] as int8_requantize computes it from the sums. `sums` (rows × n int32) holds the
+  // sums between passes when k takes more than one (past 768), and is not touched otherwise.
+  void multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
+                            const Int8Requantization& requantization, void* y, void* sums,
+                            void* scratch, int threads) const;
 
  private:
+  void multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+                     const Int8GemmFloatOutput* float_output,
+                     const Int8Requantization* requantization, void* y, void* scratch,
+                     int threads) const;
+
   int64_t k_ = 0, n_ = 0;
   int64_t pairs_ = 0;  // k rounded up to even, halved
   // Panel p: [pairs][16 columns][2] (zero past k and n). int8, widened a pass's slice at a time
@@ -46,6 +72,11 @@ class Int8Gemm {
   std::vector<int8_t> narrow_;
   std::vector<int16_t> wide_;
 };
+
+// y[r·n + j] (uint8 or int8) for `rows` rows of n int32 sums, 8 at a time on AVX2: the
+// requantization Int8Gemm::multiply_requantized applies in its registers, for sums made elsewhere.
+void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
+                     void* y);
 
 // Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).
 bool int8_gemm_available();

@@ -16,7 +16,6 @@
 #include "kernels/int8_products.h"
 #include "kernels/kernel.h"
 #include "ops/internal_ops.h"
-#include "ops/requantize.h"
 
 namespace strata::kernels::cpu {
 
@@ -47,9 +46,10 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (o.qlinear) {
     const std::string problem = int8_requantization_problem(r, o, b.shape.values()[1]);
     if (!problem.empty()) return Verdict::no(problem);
-    // The reference requantizes int64 sums; the GEMM's int32 hold any sum of up to 33025
-    // products of 9-bit values (255 · 255 each).
-    if (b.shape.values()[0] > 33025) return Verdict::no("k is past 33025: sums could pass int32");
+    // The reference requantizes int64 sums; the GEMM's int32 hold any sum of up to
+    // kInt8GemmMaxK products.
+    if (b.shape.values()[0] > kInt8GemmMaxK)
+      return Verdict::no("k is past 33025: sums could pass int32");
   }
   std::string inexact = int8_product_problem(*b.value, 1, a);
   if (inexact.empty() && b_zero) inexact = "oneDNN 2.6 takes no weight zero points";
@@ -86,10 +86,12 @@ class Int8MatMulKernel final : public Kernel {
       for (int64_t j = 0; j < n; ++j)
         multipliers_.push_back(a_scale * float(b_scale[b_scale.size() == 1 ? 0 : size_t(j)]) /
                                y_scale);
-      y_zero_ = r.input(o_.y_zero).value->to_double()[0];
-      y_type_ = r.output(0).dtype;
-      if (o_.bias && r.has_input(o_.bias)) bias_ = r.input(o_.bias).value->to_int64();
-      // The int32 sums go to scratch first, after the GEMM's own.
+      if (o_.bias && r.has_input(o_.bias)) bias_ = r.input(o_.bias).value->to_double();
+      requantization_.multiplier = multipliers_.data();
+      requantization_.bias = bias_.empty() ? nullptr : bias_.data();
+      requantization_.zero_point = r.input(o_.y_zero).value->to_double()[0];
+      requantization_.y_signed = r.output(0).dtype == DType::kI8;
+      // The int32 sums between the GEMM's passes, in scratch after the GEMM's own.
       sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
       scratch_bytes_ = sums_at_ + rows_ * n * int64_t(sizeof(int32_t));
     }
@@ -109,39 +111,27 @@ class Int8MatMulKernel final : public Kernel {
       float_output.scale_per_column = scale_per_column_;
       float_output.bias = has_bias_ ? args.inputs[o_.float_bias]->data<float>() : nullptr;
     }
-    void* sums = o_.qlinear ? static_cast<char*>(args.scratch) + sums_at_ : args.outputs[0]->raw();
-    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, sums,
+    if (o_.qlinear) {
+      gemm_.multiply_requantized(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
+                                 requantization_, args.outputs[0]->raw(),
+                                 static_cast<char*>(args.scratch) + sums_at_, args.scratch,
+                                 threads_);
+      return;
+    }
+    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, args.outputs[0]->raw(),
                    o_.to_float ? &float_output : nullptr, args.scratch, threads_);
-    if (!o_.qlinear) return;
-    if (y_type_ == DType::kU8)
-      requantize(static_cast<const int32_t*>(sums), args.outputs[0]->data<uint8_t>());
-    else
-      requantize(static_cast<const int32_t*>(sums), args.outputs[0]->data<int8_t>());
   }
 
  private:
-  // The reference's requantization of every sum (plus the bias), in double.
-  template <class Q>
-  void requantize(const int32_t* sums, Q* y) const {
-    const int64_t n = gemm_.n();
-    for (int64_t r = 0; r < rows_; ++r)
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t sum = int64_t(sums[r * n + j]) + (bias_.empty() ? 0 : bias_[size_t(j)]);
-        y[r * n + j] = ops::requantize<Q>(double(sum), multipliers_[size_t(j)], y_zero_);
-      }
-  }
-
   Int8MatMulOperands o_;
   bool a_signed_, has_a_zero_, has_bias_;
   bool scale_per_column_ = false;
   int threads_;
   int64_t rows_ = 1;
   Int8Gemm gemm_;
-  // QLinear*'s requantization.
-  std::vector<float> multipliers_;
-  std::vector<int64_t> bias_;
-  double y_zero_ = 0;
-  DType y_type_ = DType::kU8;
+  // QLinear*'s requantization: the reference's float32 multipliers and the int32 bias, as doubles.
+  std::vector<double> multipliers_, bias_;
+  Int8Requantization requantization_;
   int64_t sums_at_ = 0;  // bytes into the scratch
 };
 

@@ -1,0 +1,315 @@
+// strata's exact int8 convolution (src/kernels/cpu/int8_conv.cpp) against QLinearConv's reference
+// kernel, equal to the bit: 1×1, 3×3 padded, strided, 7×7 stride 2 pad 3, dilated, asymmetric
+// and 1-D windows, batches, uint8 and int8 X with zero points, weight zero points, per-tensor and
+// per-channel scales, with and without bias, weights whose pairs of products overflow 16 bits
+// (which oneDNN's kernels saturate without VNNI), blocks of rows shared among threads and k in
+// several passes. And the requantization it shares with cpu_int8_matmul (int8_requantize) against
+// ops::requantize on ties, saturation and vector tails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/cpu/int8_gemm.h"
+#include "kernels/int8_products.h"
+#include "kernels/kernel_test_util.h"
+#include "ops/requantize.h"
+#include "profiler/alloc_counter.h"
+
+namespace strata::test {
+namespace {
+
+#define STRATA_NEEDS_EXACT_INT8_CONV()                                                      \
+  if (!kernels::cpu::int8_gemm_available())                                                 \
+  GTEST_SKIP() << "this CPU has no AVX2: strata's exact int8 convolution is not used (the " \
+                  "reference kernel runs them)"
+
+// One convolution's geometry; `one_d`: X is [N, C, W] (the height fields unused).
+struct Int8ConvCase {
+  int64_t batch, channels, outputs, height, width, kernel_h, kernel_w, stride, dilation;
+  std::vector<int64_t> pads;  // top, left, bottom, right
+  bool one_d = false;
+};
+
+// Bytes: about half ±127 or -128 (every output channel's pairs overflow 16 bits), the rest random.
+Tensor int8_conv_weights(std::mt19937& rng, const std::vector<int64_t>& shape) {
+  Tensor t = Tensor::zeros(DType::kI8, shape);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<int8_t>()[i] = random_int(rng, 0, 1) ? int8_t(random_int(rng, 0, 1) ? 127 : -128)
+                                                : int8_t(random_int(rng, -128, 127));
+  return t;
+}
+
+Tensor int8_conv_bytes(std::mt19937& rng, DType type, const std::vector<int64_t>& shape) {
+  Tensor t = Tensor::zeros(type, shape);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    static_cast<uint8_t*>(t.raw())[i] = uint8_t(random_int(rng, 0, 255));
+  return t;
+}
+
+TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  const std::vector<Int8ConvCase> cases = {
+      {1, 16, 24, 9, 11, 1, 1, 1, 1, {0, 0, 0, 0}},       // 1×1: X's rows are A's
+      {2, 5, 17, 10, 7, 3, 3, 1, 1, {1, 1, 1, 1}},        // 3×3 pad 1, batch 2
+      {1, 8, 33, 13, 12, 3, 3, 2, 1, {1, 1, 1, 1}},       // stride 2
+      {1, 3, 16, 23, 21, 7, 7, 2, 1, {3, 3, 3, 3}},       // a ResNet stem: 7×7 stride 2 pad 3
+      {1, 6, 10, 12, 12, 3, 3, 1, 2, {2, 2, 2, 2}},       // dilation 2
+      {2, 12, 20, 8, 9, 1, 1, 2, 1, {0, 0, 0, 0}},        // 1×1 stride 2
+      {1, 7, 9, 9, 10, 2, 3, 1, 1, {0, 1, 1, 0}},         // asymmetric window and pads
+      {2, 9, 14, 1, 30, 1, 5, 1, 1, {0, 2, 0, 2}, true},  // 1-D
+      {1, 40, 50, 30, 30, 1, 1, 1, 1, {0, 0, 0, 0}},      // 900 rows: several blocks
+      {1, 100, 20, 12, 12, 3, 3, 1, 1, {1, 1, 1, 1}},     // k = 900: several passes
+      {1, 64, 70, 28, 28, 3, 3, 1, 1, {1, 1, 1, 1}},      // whole blocks on each of 2 threads
+  };
+  std::mt19937 rng(131);
+  for (size_t at = 0; at < cases.size(); ++at) {
+    const Int8ConvCase& c = cases[at];
+    for (int variant = 0; variant < 4; ++variant) {
+      const int trial = int(at) * 4 + variant;
+      const bool x_signed = trial % 2 == 1, y_signed = trial % 3 == 0;
+      const bool per_channel = variant < 2, bias = variant % 2 == 0;
+      const bool w_zero = trial % 7 == 3;
+      const int threads = 1 + variant % 2;
+      SCOPED_TRACE(testing::Message()
+                   << "case " << at << " variant " << variant << (x_signed ? " int8" : " uint8")
+                   << " X, " << threads << " threads");
+      const DType xt = x_signed ? DType::kI8 : DType::kU8;
+      const std::vector<int64_t> x_shape =
+          c.one_d ? std::vector<int64_t>{c.batch, c.channels, c.width}
+                  : std::vector<int64_t>{c.batch, c.channels, c.height, c.width};
+      const std::vector<int64_t> w_shape =
+          c.one_d ? std::vector<int64_t>{c.outputs, c.channels, c.kernel_w}
+                  : std::vector<int64_t>{c.outputs, c.channels, c.kernel_h, c.kernel_w};
+      GraphBuilder b(13);
+      b.input("x", x_shape, xt);
+      const float x_scale = 0.02f;
+      b.constant("x_scale", Tensor::from<float>({}, {x_scale}));
+      b.constant("x_zp", x_signed ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -30, 30))})
+                                  : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 90, 160))}));
+      const Tensor w = int8_conv_weights(rng, w_shape);
+      b.constant("w", w);
+      const size_t scales = per_channel ? size_t(c.outputs) : 1;
+      std::vector<float> w_scales(scales);
+      for (float& s : w_scales) s = 0.004f * float(random_int(rng, 5, 20)) / 10;
+      b.constant("w_scale", per_channel ? Tensor::from<float>({c.outputs}, w_scales)
+                                        : Tensor::from<float>({}, w_scales));
+      std::vector<int8_t> w_zeros(scales, 0);
+      if (w_zero)
+        for (int8_t& z : w_zeros) z = int8_t(random_int(rng, -5, 5));
+      b.constant("w_zp", per_channel ? Tensor::from<int8_t>({c.outputs}, w_zeros)
+                                     : Tensor::from<int8_t>({}, w_zeros));
+      // About 40 output units per standard deviation of the sums (some saturate).
+      const double k = double(c.channels * c.kernel_h * c.kernel_w);
+      b.constant("y_scale",
+                 Tensor::from<float>({}, {float(x_scale * 0.006 * 74 * 100 * std::sqrt(k) / 40)}));
+      b.constant("y_zp", y_signed
+                             ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -10, 10))})
+                             : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 100, 150))}));
+      if (bias) {
+        std::vector<int32_t> values(static_cast<size_t>(c.outputs));
+        for (int32_t& v : values) v = int32_t(random_int(rng, -40000, 40000));
+        b.constant("B", Tensor::from<int32_t>({c.outputs}, values));
+      }
+      ir::Node& n = b.node(
+          "QLinearConv",
+          {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", bias ? "B" : ""},
+          {"y"});
+      n.attributes["strides"] = c.one_d ? attr_ints({c.stride}) : attr_ints({c.stride, c.stride});
+      n.attributes["dilations"] =
+          c.one_d ? attr_ints({c.dilation}) : attr_ints({c.dilation, c.dilation});
+      n.attributes["pads"] = c.one_d ? attr_ints({c.pads[1], c.pads[3]}) : attr_ints(c.pads);
+      b.output("y");
+      const ir::Graph graph = b.build();
+      const Tensor x = int8_conv_bytes(rng, xt, x_shape);
+      runtime::SessionOptions fast, reference;
+      fast.threads = threads;
+      fast.single_thread_flops = fast.single_thread_bytes = 0;
+      reference.fast_kernels = false;
+      const SessionResult f = run_session(graph, {x}, fast);
+      const SessionResult r = run_session(graph, {x}, reference);
+      ASSERT_EQ(f.steps.size(), 1u);
+      const runtime::Comparison cmp = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
+      EXPECT_TRUE(cmp.ok) << cmp.problem << " (kernel " << f.steps[0].kernel << ")";
+      // With VNNI oneDNN is exact and keeps the convolutions without weight zero points.
+      const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 1, xt);
+      if (route.kernel == kernels::Int8ConvKernel::kOneDnn && !w_zero) continue;
+      EXPECT_EQ(f.steps[0].kernel, "cpu:int8_conv:avx2") << f.steps[0].reason;
+      EXPECT_NE(f.steps[0].reason.find("exact int8 convolution"), std::string::npos)
+          << f.steps[0].reason;
+      // The last case's 784 rows make blocks of 170: on 2 threads each takes whole ones.
+      const bool shared = at + 1 == cases.size() && threads == 2;
+      EXPECT_EQ(f.steps[0].reason.find("whole blocks shared among 2 threads") != std::string::npos,
+                shared)
+          << f.steps[0].reason;
+    }
+  }
+}
+
+// Counts the heap allocations made while one step runs.
+class Int8ConvAllocationHooks : public runtime::RunHooks {
+ public:
+  explicit Int8ConvAllocationHooks(size_t step) : step_(step) {}
+  void before_node(size_t step) override {
+    if (step == step_) before_ = profiler::heap_count();
+  }
+  void after_node(size_t step) override {
+    if (step == step_) allocations += profiler::heap_count().allocations - before_.allocations;
+  }
+  int64_t allocations = 0;
+
+ private:
+  size_t step_;
+  profiler::HeapCount before_;
+};
+
+// Prepared, the kernel only computes: its runs (im2col, the GEMM, the requantization, blocks
+// shared among threads or columns shared) allocate nothing. The middle of three convolutions
+// reads and writes channels-last data, so no layout conversion (oneDNN's) runs in its step.
+TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  if (!profiler::heap_counting_enabled())
+    GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  std::mt19937 rng(134);
+  for (const int64_t size : {7, 40}) {  // 49 rows: one block; 1,600 rows: blocks per thread
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << size << "×" << size << ", " << threads << " threads");
+      GraphBuilder b(13);
+      b.input("x", {1, 24, size, size}, DType::kU8);
+      b.constant("scale", Tensor::from<float>({}, {0.02f}));
+      b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+      b.constant("w", int8_conv_weights(rng, {24, 24, 3, 3}));
+      b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
+      b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+      for (const char* y : {"a", "b", "c"}) {
+        const std::string x = y[0] == 'a' ? "x" : std::string(1, char(y[0] - 1));
+        b.node("QLinearConv", {x, "scale", "zp", "w", "w_scale", "w_zp", "scale", "zp"}, {y})
+            .attributes["pads"] = attr_ints({1, 1, 1, 1});
+      }
+      b.output("c");
+      const ir::Graph graph = b.build();
+      const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 24, size, size});
+      runtime::SessionOptions options;
+      options.threads = threads;
+      options.single_thread_flops = options.single_thread_bytes = 0;
+      runtime::Session session(graph, {{DType::kU8, {1, 24, size, size}}}, options);
+      const std::vector<const Tensor*> inputs = {&x};
+      session.run(inputs);  // warm-up
+      ASSERT_EQ(session.steps()[1].kernel, "cpu:int8_conv:avx2") << session.steps()[1].reason;
+      EXPECT_TRUE(session.steps()[1].conversions.empty());
+      Int8ConvAllocationHooks hooks(1);
+      session.set_hooks(&hooks);
+      session.run(inputs);
+      session.set_hooks(nullptr);
+      EXPECT_EQ(hooks.allocations, 0);
+    }
+  }
+}
+
+// Grouped and depthwise convolutions are not the exact kernel's: oneDNN's where it is exact, else
+// the reference kernel, the step saying why.
+TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  std::mt19937 rng(132);
+  GraphBuilder b(13);
+  b.input("x", {1, 8, 6, 6}, DType::kU8);
+  b.constant("x_scale", Tensor::from<float>({}, {0.02f}));
+  b.constant("x_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  const Tensor w = int8_conv_weights(rng, {8, 1, 3, 3});
+  b.constant("w", w);
+  b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
+  b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("y_scale", Tensor::from<float>({}, {0.05f}));
+  b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  b.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"})
+      .attributes["group"] = attr_int(8);
+  b.output("y");
+  const ir::Graph graph = b.build();
+  const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 8, 6, 6});
+  const SessionResult f = run_session(graph, {x}, {});
+  EXPECT_NE(f.steps[0].kernel, "cpu:int8_conv:avx2");
+  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 8, DType::kU8);
+  if (route.kernel == kernels::Int8ConvKernel::kOneDnn) return;  // VNNI
+  EXPECT_EQ(route.kernel, kernels::Int8ConvKernel::kNone);
+  EXPECT_EQ(f.steps[0].kernel, "reference");
+  EXPECT_NE(f.steps[0].reason.find("takes group 1 only (this convolution has 8 groups"),
+            std::string::npos)
+      << f.steps[0].reason;
+}
+
+// 16 output channels (the requantization's vector steps, not only its scalar tail) of sums from
+// -128 to 127 whose scaled value is an exact half (multiplier 0.5) and an odd output zero point:
+// ties round to even before the zero point is added (round(-8.5) + 127 = 119, where adding first
+// would round 118.5 to 118).
+TEST(ExactInt8Conv, TiesRoundBeforeTheZeroPointIsAdded) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  GraphBuilder b(13);
+  b.input("x", {1, 1, 1, 256}, DType::kI8);
+  b.constant("x_scale", Tensor::from<float>({}, {1.0f}));
+  b.constant("x_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("w", Tensor::from<int8_t>({16, 1, 1, 1}, std::vector<int8_t>(16, int8_t(1))));
+  b.constant("w_scale", Tensor::from<float>({}, {1.0f}));
+  b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.constant("y_scale", Tensor::from<float>({}, {2.0f}));
+  b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(127)}));
+  b.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"});
+  b.output("y");
+  Tensor x = Tensor::zeros(DType::kI8, {1, 1, 1, 256});
+  for (int i = 0; i < 256; ++i) x.data<int8_t>()[i] = int8_t(i - 128);
+  const SessionResult f = run_session(b.build(), {x}, {});
+  if (kernels::int8_product_problem(Tensor::zeros(DType::kI8, {1, 1, 1, 1}), 0, DType::kI8).empty())
+    GTEST_SKIP() << "VNNI: oneDNN's int8 convolution takes it";
+  EXPECT_EQ(f.steps[0].kernel, "cpu:int8_conv:avx2") << f.steps[0].reason;
+  std::vector<double> expected;
+  for (int channel = 0; channel < 16; ++channel)
+    for (int sum = -128; sum < 128; ++sum)
+      expected.push_back(std::clamp(std::nearbyint(sum * 0.5) + 127, 0.0, 255.0));
+  EXPECT_EQ(f.outputs[0].to_double(), expected);
+}
+
+// The requantization strata's exact int8 kernels share, against ops::requantize (the reference
+// kernels'): sums that land exactly halfway (multipliers 0.5 and 0.25: ties go to even before the
+// zero point is added), that saturate either end, with a bias, on row lengths that leave vector
+// tails. Rounding half away from zero, or adding the zero point first, fails it.
+TEST(Int8Requantize, EqualsTheReferenceOnTiesSaturationAndTails) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  std::mt19937 rng(133);
+  for (const int64_t n : {1, 7, 8, 9, 16, 37}) {
+    for (const bool y_signed : {false, true}) {
+      for (const bool with_bias : {false, true}) {
+        SCOPED_TRACE(testing::Message() << n << " columns, " << (y_signed ? "int8" : "uint8")
+                                        << (with_bias ? ", bias" : ""));
+        const int64_t rows = 40;
+        std::vector<int32_t> sums(static_cast<size_t>(rows * n));
+        for (size_t i = 0; i < sums.size(); ++i)
+          sums[i] = i % 3 == 0   ? int32_t(random_int(rng, -600, 600))  // ties and everyday values
+                    : i % 3 == 1 ? int32_t(random_int(rng, -41, 41))    // ties near zero
+                                 : int32_t(random_int(rng, -2000000000, 2000000000));  // saturate
+        std::vector<double> multipliers(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
+        const float choices[] = {0.5f, 0.25f, 1.0f, 0.0123f, 3.0e-5f};
+        for (int64_t j = 0; j < n; ++j) {
+          multipliers[size_t(j)] = double(choices[j % 5]);
+          bias[size_t(j)] = double(random_int(rng, -3, 3));
+        }
+        kernels::cpu::Int8Requantization q;
+        q.multiplier = multipliers.data();
+        q.bias = with_bias ? bias.data() : nullptr;
+        q.zero_point = y_signed ? -3 : 127;  // odd: a tie rounded after adding it would differ
+        q.y_signed = y_signed;
+        std::vector<uint8_t> y(sums.size());
+        kernels::cpu::int8_requantize(sums.data(), rows, n, q, y.data());
+        for (int64_t i = 0; i < rows * n; ++i) {
+          const int64_t j = i % n;
+          const double sum = double(sums[size_t(i)]) + (with_bias ? bias[size_t(j)] : 0.0);
+          const float m = float(multipliers[size_t(j)]);
+          const int expected = y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
+                                        : int(ops::requantize<uint8_t>(sum, m, q.zero_point));
+          const int got = y_signed ? int(int8_t(y[size_t(i)])) : int(y[size_t(i)]);
+          ASSERT_EQ(got, expected) << "sum " << sum << " · " << m << " + " << q.zero_point;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::test
