@@ -115,4 +115,17 @@ Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activa
   return {Int8ConvKernel::kNone, problem + "; strata's exact int8 convolution " + exact};
 }
 
+std::string exact_int8_matmul_problem(const Tensor& weights, int64_t output_axis) {
+  if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
+  if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
+  if (weights.rank() != 2) return "its weights are not 2-D";
+  const int64_t k = weights.dim(output_axis == 0 ? 1 : 0);
+  if (k == 0) return "k is 0: no products to sum";
+  // The reference sums in int64 or double; the GEMM's int32 hold any sum of up to 33025 products
+  // of 9-bit values (255 · 255 each).
+  if (k > cpu::kInt8GemmMaxK)
+    return fmt::format("k is {}, past {}: sums could pass int32", k, cpu::kInt8GemmMaxK);
+  return "";
+}
+
 }  // namespace strata::kernels

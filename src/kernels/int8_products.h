@@ -41,4 +41,11 @@ struct Int8ConvRoute {
 Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations,
                               bool vnni = __builtin_cpu_supports("avx512vnni"));
 
+// Why strata's exact int8 GEMM (src/kernels/cpu/int8_matmul.cpp: MatMulInteger, QLinearMatMul,
+// QLinearGemm, MatMulIntegerToFloat) cannot take these 2-D weights (the output columns along
+// `output_axis`, the k summed products along the other) here, or "" when it can: AVX2, int8
+// weights, 1 ≤ k ≤ 33025 (sums that fit int32). The QDQ fusion asks it before it fuses a MatMul or
+// Gemm whose weights oneDNN would saturate, the kernel family before it takes one.
+std::string exact_int8_matmul_problem(const Tensor& weights, int64_t output_axis);
+
 }  // namespace strata::kernels

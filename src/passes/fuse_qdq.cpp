@@ -142,10 +142,13 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
   if (conv_group) {
     kernels::Int8ConvRoute route = kernels::int8_conv_route(*weights, conv_group, x_type);
     if (route.kernel == kernels::Int8ConvKernel::kNone) problem = std::move(route.reason);
-  } else {
-    problem = weights->dtype() != DType::kI8
-                  ? "its weights are uint8 (oneDNN's int8 kernels take int8 weights)"
-                  : kernels::int8_product_problem(*weights, per_axis, x_type);
+  } else if (weights->dtype() != DType::kI8) {
+    problem = "its weights are uint8 (oneDNN's int8 kernels take int8 weights)";
+  } else if (std::string inexact = kernels::int8_product_problem(*weights, per_axis, x_type);
+             !inexact.empty()) {
+    // oneDNN's int8 matmul would saturate: strata's exact int8 GEMM takes it where it can.
+    const std::string exact = kernels::exact_int8_matmul_problem(*weights, per_axis);
+    if (!exact.empty()) problem = inexact + "; strata's exact int8 GEMM: " + exact;
   }
   if (!problem.empty()) {
     if (left.count++ == 0) left.first = fmt::format("node '{}': {}", product.name, problem);

@@ -178,15 +178,17 @@ TEST(FuseQdq, DequantizeMatMulQuantizeBecomesQLinearMatMul) {
 
 // x (uint8) → DequantizeLinear → Gemm (int8 weights [N, K] with transB = 1 and a scale per output
 // column, as torch's Linear exports them, or [K, N] with one scale; an int32 bias behind
-// DequantizeLinear unless `float_bias`) → QuantizeLinear.
-ir::Graph qdq_gemm(std::mt19937& rng, bool trans_b, float alpha, bool float_bias) {
+// DequantizeLinear unless `float_bias`) → QuantizeLinear. Weights within ±`weight_limit`: 64
+// keeps them exact in oneDNN's saturating kernels on CPUs without VNNI, 127 does not.
+ir::Graph qdq_gemm(std::mt19937& rng, bool trans_b, float alpha, bool float_bias,
+                   int weight_limit = 64) {
   const int64_t k = 24, n = 7;
   GraphBuilder g(13);
   g.input("aq", {3, k}, DType::kU8);
   g.constant("as", Tensor::from<float>({}, {0.05f}));
   g.constant("az", Tensor::from<uint8_t>({}, {uint8_t(120)}));
   Tensor w = Tensor::zeros(DType::kI8, trans_b ? std::vector<int64_t>{n, k} : std::vector{k, n});
-  std::uniform_int_distribution<int> weight(-64, 64);  // 7 bits: oneDNN exact without VNNI
+  std::uniform_int_distribution<int> weight(-weight_limit, weight_limit);
   for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(weight(rng));
   g.constant("bq", std::move(w));
   std::vector<float> scales = {0.01f, 0.02f, 0.01f, 0.03f, 0.01f, 0.02f, 0.015f};
@@ -232,6 +234,38 @@ TEST(FuseQdq, DequantizeGemmQuantizeBecomesQLinearGemm) {
     reference.fast_kernels = false;
     EXPECT_EQ(fast.outputs[0].to_double(),
               run_session(after, {a}, reference).outputs[0].to_double());
+  }
+}
+
+// Weights oneDNN's int8 matmul would saturate without VNNI: fused all the same where strata's
+// exact int8 GEMM takes them (AVX2), and its results equal the reference kernel's.
+TEST(FuseQdq, SaturatingGemmsBecomeQLinearGemmForTheExactGemm) {
+  std::mt19937 rng(12);
+  for (bool trans_b : {true, false}) {
+    SCOPED_TRACE(trans_b ? "transB 1, a scale per column" : "transB 0, one scale");
+    const ir::Graph before = qdq_gemm(rng, trans_b, 1.0f, false, 127);
+    const Tensor& w = *before.values[size_t(before.find_value("bq"))].constant;
+    const int64_t columns_axis = trans_b ? 0 : 1;
+    ASSERT_NE(kernels::int8_product_problem(w, columns_axis, DType::kU8, false), "");
+    const bool exact_gemm = kernels::exact_int8_matmul_problem(w, columns_axis).empty();
+    EXPECT_EQ(exact_gemm, kernels::cpu::int8_gemm_available());
+    const bool fused =
+        exact_gemm || kernels::int8_product_problem(w, columns_axis, DType::kU8).empty();
+    ir::Graph after = before;
+    std::string left;
+    EXPECT_EQ(passes::fuse_qdq(after, &left), fused ? 1u : 0u);
+    if (!fused) continue;
+    EXPECT_EQ(left, "");
+    ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearGemm"}));
+    const Tensor a = random_u8(rng, {3, 24});
+    expect_same_integers(before, after, a);
+    const SessionResult fast = run_session(after, {a}, runtime::SessionOptions{});
+    runtime::SessionOptions reference;
+    reference.fast_kernels = false;
+    EXPECT_EQ(fast.outputs[0].to_double(),
+              run_session(after, {a}, reference).outputs[0].to_double());
+    if (kernels::int8_product_problem(w, columns_axis, DType::kU8).empty()) continue;  // VNNI
+    EXPECT_EQ(fast.steps[0].kernel, "cpu:int8_gemm:avx2") << fast.steps[0].reason;
   }
 }
 

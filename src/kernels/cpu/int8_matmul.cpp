@@ -30,9 +30,8 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (r.input(o.a).shape.rank() < 1) return Verdict::no("A is a scalar");
   const ops::Meta& b = r.input(o.b);
   if (!b.value) return Verdict::no("B is not constant (packed at prepare)");
-  if (b.dtype != DType::kI8) return Verdict::no("B is uint8; int8 weights only");
-  if (b.shape.rank() != 2) return Verdict::no("B is not 2-D");
-  if (b.shape.values()[0] == 0) return Verdict::no("k is 0: no products to sum");
+  if (const std::string problem = exact_int8_matmul_problem(*b.value, 1); !problem.empty())
+    return Verdict::no(problem);
   if (r.has_input(o.a_zero) && !is_one_value(r.input(o.a_zero).shape))
     return Verdict::no("a_zero_point is not one value (per row)");
   bool b_zero = false;
@@ -46,10 +45,6 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (o.qlinear) {
     const std::string problem = int8_requantization_problem(r, o, b.shape.values()[1]);
     if (!problem.empty()) return Verdict::no(problem);
-    // The reference requantizes int64 sums; the GEMM's int32 hold any sum of up to
-    // kInt8GemmMaxK products.
-    if (b.shape.values()[0] > kInt8GemmMaxK)
-      return Verdict::no("k is past 33025: sums could pass int32");
   }
   std::string inexact = int8_product_problem(*b.value, 1, a);
   if (inexact.empty() && b_zero) inexact = "oneDNN 2.6 takes no weight zero points";
