@@ -418,10 +418,9 @@ Verdict int8_depthwise_conv_supports(const NodeRequest& r) {
 #define STRATA_INT8_DEPTHWISE __attribute__((target("avx2")))
 
 // 16 bytes of X at `at` (the first `count` of them when count < 16: the last block of channels,
-// which must not read past the tensor) less the zero point, as int16.
+// which must not read past the tensor) as int16.
 template <bool kSigned>
-STRATA_INT8_DEPTHWISE inline __m256i int8_depthwise_load(const uint8_t* at, int64_t count,
-                                                         __m256i zero) {
+STRATA_INT8_DEPTHWISE inline __m256i int8_depthwise_load(const uint8_t* at, int64_t count) {
   __m128i v;
   if (count >= kDepthwiseChannels) {
     v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
@@ -430,26 +429,30 @@ STRATA_INT8_DEPTHWISE inline __m256i int8_depthwise_load(const uint8_t* at, int6
     std::memcpy(staged, at, size_t(count));
     v = _mm_load_si128(reinterpret_cast<const __m128i*>(staged));
   }
-  const __m256i wide = kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
-  return _mm256_sub_epi16(wide, zero);
+  return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
 }
 
 // One output pixel's int32 sums for every channel into sums[0 .. C) (up to 15 more written past
 // C: the caller's buffer has room). taps[0 .. pairs·2): each tap's C bytes of X (or the zero row).
+// Σ (x − x_zero) · w' is computed as Σ x · w' − x_zero · Σ w': the second term, per channel, starts
+// the sums (`start`, interleaved as the sums are), so x is not shifted tap by tap. Taps outside
+// the image read x_zero, whose products that term cancels. The int32 sums wrap alike in both
+// terms, so the result is exact wherever Σ (x − x_zero) · w' fits int32 (route: kh·kw ≤ 33025).
 template <bool kSigned>
 STRATA_INT8_DEPTHWISE void int8_depthwise_pixel(const uint8_t* const* taps, int64_t pairs,
                                                 int64_t channels, const int16_t* packed,
-                                                int32_t x_zero, int32_t* sums) {
-  const __m256i zero = _mm256_set1_epi16(int16_t(x_zero));
+                                                const int32_t* start, int32_t* sums) {
   for (int64_t c = 0; c < channels; c += kDepthwiseChannels) {
     const int64_t count = std::min(kDepthwiseChannels, channels - c);
     // Channels c..c+3 and c+8..c+11 in lo, c+4..c+7 and c+12..c+15 in hi (vpunpck* work within
     // 128-bit lanes); the packed weights are interleaved alike.
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+    const int32_t* s = start + c;
+    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 8));
     const int16_t* w = packed + c / kDepthwiseChannels * pairs * 2 * kDepthwiseChannels;
     for (int64_t p = 0; p < pairs; ++p, w += 2 * kDepthwiseChannels) {
-      const __m256i x0 = int8_depthwise_load<kSigned>(taps[2 * p] + c, count, zero);
-      const __m256i x1 = int8_depthwise_load<kSigned>(taps[2 * p + 1] + c, count, zero);
+      const __m256i x0 = int8_depthwise_load<kSigned>(taps[2 * p] + c, count);
+      const __m256i x1 = int8_depthwise_load<kSigned>(taps[2 * p + 1] + c, count);
       const __m256i w_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
       const __m256i w_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16));
       lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w_lo));
@@ -502,7 +505,21 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
         int8_depthwise_interleave(&by_tap[size_t(2 * p * width + b * kDepthwiseChannels)],
                                   &by_tap[size_t((2 * p + 1) * width + b * kDepthwiseChannels)],
                                   &packed_[size_t((b * pairs_ + p) * 2 * kDepthwiseChannels)]);
-    packed_bytes_ = int64_t(packed_.size() * sizeof(int16_t));
+    // −x_zero · Σ w' per channel, in the sums' order: channels c..c+3, c+8..c+11 (lo), then
+    // c+4..c+7, c+12..c+15 (hi), 16 int32 a block (see int8_depthwise_pixel).
+    start_.assign(size_t(width), 0);
+    for (int64_t c = 0; c < g.channels; ++c) {
+      int64_t total = 0;
+      for (int64_t t = 0; t < taps_; ++t) total += by_tap[size_t(t * width + c)];
+      const int64_t i = c % kDepthwiseChannels, lane = i / 8, quarter = i % 8 / 4;
+      start_[size_t(c - i + quarter * 8 + lane * 4 + i % 4)] =
+          int32_t(uint32_t(-int64_t(quantization_.x_zero) * total));
+    }
+    // The taps' offsets from the window's first byte in X, for windows inside the image.
+    for (int64_t ky = 0; ky < g.kernel_h; ++ky)
+      for (int64_t kx = 0; kx < g.kernel_w; ++kx)
+        offsets_.push_back((ky * g.dilation_h * g.in_w + kx * g.dilation_w) * g.channels);
+    packed_bytes_ = int64_t((packed_.size() * sizeof(int16_t)) + start_.size() * sizeof(int32_t));
     zero_row_.assign(size_t(width), static_cast<uint8_t>(quantization_.x_zero));
 
     // Each thread's scratch: a row of output pixels' sums (and room for the last block's 16), the
@@ -549,29 +566,43 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     for (int64_t i = 2 * pairs_ - 1; i >= taps_; --i) taps[i] = zero_row_.data();
     for (int64_t row = first; row < last; ++row) {
       const int64_t n = row / g.out_h, oy = row % g.out_h;
+      const int64_t y0 = oy * g.stride_h - g.pad_top;
+      const bool rows_inside = y0 >= 0 && y0 + (g.kernel_h - 1) * g.dilation_h < g.in_h;
       for (int64_t ox = 0; ox < g.out_w; ++ox) {
         const int64_t x0 = ox * g.stride_w - g.pad_left;
-        for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
-          const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
-          const uint8_t** tap = taps + ky * g.kernel_w;
-          if (iy < 0 || iy >= g.in_h) {
-            std::fill(tap, tap + g.kernel_w, zero_row_.data());
-            continue;
-          }
-          const uint8_t* line = x + (n * g.in_h + iy) * g.in_w * c;
-          for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
-            const int64_t ix = x0 + kx * g.dilation_w;
-            tap[kx] = ix >= 0 && ix < g.in_w ? line + ix * c : zero_row_.data();
-          }
+        if (rows_inside && x0 >= 0 && x0 + (g.kernel_w - 1) * g.dilation_w < g.in_w) {
+          const uint8_t* window = x + ((n * g.in_h + y0) * g.in_w + x0) * c;
+          for (int64_t t = 0; t < taps_; ++t) taps[t] = window + offsets_[size_t(t)];
+        } else {
+          fill_border_taps(x, n, y0, x0, taps);
         }
         if (quantization_.x_signed)
-          int8_depthwise_pixel<true>(taps, pairs_, c, packed_.data(), quantization_.x_zero,
-                                     sums + ox * c);
+          int8_depthwise_pixel<true>(taps, pairs_, c, packed_.data(), start_.data(), sums + ox * c);
         else
-          int8_depthwise_pixel<false>(taps, pairs_, c, packed_.data(), quantization_.x_zero,
+          int8_depthwise_pixel<false>(taps, pairs_, c, packed_.data(), start_.data(),
                                       sums + ox * c);
       }
       int8_requantize(sums, g.out_w, c, quantization_.requantization, y + row * g.out_w * c);
+    }
+  }
+
+  // The taps of a window that reaches past the image: those outside read the zero row.
+  void fill_border_taps(const uint8_t* x, int64_t n, int64_t y0, int64_t x0,
+                        const uint8_t** taps) const {
+    const Int8ConvGeometry& g = geometry_;
+    const int64_t c = g.channels;
+    for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+      const int64_t iy = y0 + ky * g.dilation_h;
+      const uint8_t** tap = taps + ky * g.kernel_w;
+      if (iy < 0 || iy >= g.in_h) {
+        std::fill(tap, tap + g.kernel_w, zero_row_.data());
+        continue;
+      }
+      const uint8_t* line = x + (n * g.in_h + iy) * g.in_w * c;
+      for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+        const int64_t ix = x0 + kx * g.dilation_w;
+        tap[kx] = ix >= 0 && ix < g.in_w ? line + ix * c : zero_row_.data();
+      }
     }
   }
 
@@ -580,6 +611,8 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
   int threads_;
   int64_t taps_ = 1, pairs_ = 1, blocks_ = 1, rows_ = 0;
   std::vector<int16_t> packed_;    // [block][pair][32]: see int8_depthwise_pixel
+  std::vector<int32_t> start_;     // the sums' start: −x_zero · Σ w' per channel, interleaved
+  std::vector<int64_t> offsets_;   // each tap's offset in X from its window's first byte
   std::vector<uint8_t> zero_row_;  // X's zero point: the taps outside the image
   int workers_ = 1;
   int64_t taps_at_ = 0, worker_bytes_ = 0;  // bytes into a worker's scratch
