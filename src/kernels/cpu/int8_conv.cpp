@@ -432,13 +432,14 @@ STRATA_INT8_DEPTHWISE inline __m256i int8_depthwise_load(const uint8_t* at, int6
   return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
 }
 
-// One output pixel's int32 sums for every channel into sums[0 .. C) (up to 15 more written past
-// C: the caller's buffer has room). taps[0 .. pairs·2): each tap's C bytes of X (or the zero row).
-// Σ (x − x_zero) · w' is computed as Σ x · w' − x_zero · Σ w': the second term, per channel, starts
-// the sums (`start`, interleaved as the sums are), so x is not shifted tap by tap. Taps outside
-// the image read x_zero, whose products that term cancels. The int32 sums wrap alike in both
-// terms, so the result is exact wherever Σ (x − x_zero) · w' fits int32 (route: kh·kw ≤ 33025).
-template <bool kSigned>
+// One output pixel's int32 sums for every channel into sums[0 .. C). taps[0 .. pairs·2): each tap's
+// C bytes of X (or the zero row). Σ (x − x_zero) · w' is computed as Σ x · w' − x_zero · Σ w': the
+// second term, per channel, starts the sums (`start`, interleaved as the sums are), so x is not
+// shifted tap by tap. Taps outside the image read x_zero, whose products that term cancels. The
+// int32 sums wrap alike in both terms, so the result is exact wherever Σ (x − x_zero) · w' fits
+// int32 (route: kh·kw ≤ 33025). kPixels output pixels at a time (their products independent, the
+// weights loaded once): pixel i's taps at taps + i · 2·pairs, its sums at sums + i · C.
+template <bool kSigned, int kPixels>
 STRATA_INT8_DEPTHWISE void int8_depthwise_pixel(const uint8_t* const* taps, int64_t pairs,
                                                 int64_t channels, const int16_t* packed,
                                                 const int32_t* start, int32_t* sums) {
@@ -447,21 +448,34 @@ STRATA_INT8_DEPTHWISE void int8_depthwise_pixel(const uint8_t* const* taps, int6
     // Channels c..c+3 and c+8..c+11 in lo, c+4..c+7 and c+12..c+15 in hi (vpunpck* work within
     // 128-bit lanes); the packed weights are interleaved alike.
     const int32_t* s = start + c;
-    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 8));
+    __m256i lo[kPixels], hi[kPixels];
+    for (int i = 0; i < kPixels; ++i) {
+      lo[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+      hi[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 8));
+    }
     const int16_t* w = packed + c / kDepthwiseChannels * pairs * 2 * kDepthwiseChannels;
     for (int64_t p = 0; p < pairs; ++p, w += 2 * kDepthwiseChannels) {
-      const __m256i x0 = int8_depthwise_load<kSigned>(taps[2 * p] + c, count);
-      const __m256i x1 = int8_depthwise_load<kSigned>(taps[2 * p + 1] + c, count);
       const __m256i w_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
       const __m256i w_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16));
-      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w_lo));
-      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w_hi));
+      for (int i = 0; i < kPixels; ++i) {
+        const uint8_t* const* t = taps + i * 2 * pairs;
+        const __m256i x0 = int8_depthwise_load<kSigned>(t[2 * p] + c, count);
+        const __m256i x1 = int8_depthwise_load<kSigned>(t[2 * p + 1] + c, count);
+        lo[i] = _mm256_add_epi32(lo[i], _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w_lo));
+        hi[i] = _mm256_add_epi32(hi[i], _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w_hi));
+      }
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + c),
-                        _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + c + 8),
-                        _mm256_permute2x128_si256(lo, hi, 0x31));
+    for (int i = 0; i < kPixels; ++i) {
+      // The last block of channels only `count` sums: the next pixel's follow (already stored).
+      alignas(32) int32_t staged[kDepthwiseChannels];
+      int32_t* out = count == kDepthwiseChannels ? sums + i * channels + c : staged;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                          _mm256_permute2x128_si256(lo[i], hi[i], 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8),
+                          _mm256_permute2x128_si256(lo[i], hi[i], 0x31));
+      if (out == staged)
+        std::memcpy(sums + i * channels + c, staged, size_t(count) * sizeof(int32_t));
+    }
   }
 }
 
@@ -528,7 +542,7 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     rows_ = g.batch * g.out_h;
     workers_ = int(std::clamp<int64_t>(threads_, 1, std::max<int64_t>(1, rows_)));
     taps_at_ = aligned((g.out_w * g.channels + kDepthwiseChannels) * int64_t(sizeof(int32_t)));
-    worker_bytes_ = taps_at_ + aligned(2 * pairs_ * int64_t(sizeof(const uint8_t*)));
+    worker_bytes_ = taps_at_ + aligned(4 * pairs_ * int64_t(sizeof(const uint8_t*)));
     scratch_bytes_ = worker_bytes_ * workers_;
 
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
@@ -563,24 +577,38 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     auto* sums = reinterpret_cast<int32_t*>(scratch);
     auto* taps = reinterpret_cast<const uint8_t**>(scratch + taps_at_);
     const int64_t c = g.channels;
-    for (int64_t i = 2 * pairs_ - 1; i >= taps_; --i) taps[i] = zero_row_.data();
+    const int64_t stride = 2 * pairs_;  // two pixels' taps: see int8_depthwise_pixel
+    for (int64_t i = taps_; i < stride; ++i) taps[i] = taps[stride + i] = zero_row_.data();
     for (int64_t row = first; row < last; ++row) {
       const int64_t n = row / g.out_h, oy = row % g.out_h;
       const int64_t y0 = oy * g.stride_h - g.pad_top;
       const bool rows_inside = y0 >= 0 && y0 + (g.kernel_h - 1) * g.dilation_h < g.in_h;
-      for (int64_t ox = 0; ox < g.out_w; ++ox) {
-        const int64_t x0 = ox * g.stride_w - g.pad_left;
-        if (rows_inside && x0 >= 0 && x0 + (g.kernel_w - 1) * g.dilation_w < g.in_w) {
-          const uint8_t* window = x + ((n * g.in_h + y0) * g.in_w + x0) * c;
-          for (int64_t t = 0; t < taps_; ++t) taps[t] = window + offsets_[size_t(t)];
-        } else {
-          fill_border_taps(x, n, y0, x0, taps);
+      for (int64_t ox = 0; ox < g.out_w; ox += 2) {
+        const int pixels = ox + 1 < g.out_w ? 2 : 1;
+        for (int i = 0; i < pixels; ++i) {
+          const int64_t x0 = (ox + i) * g.stride_w - g.pad_left;
+          const uint8_t** pixel_taps = taps + i * stride;
+          if (rows_inside && x0 >= 0 && x0 + (g.kernel_w - 1) * g.dilation_w < g.in_w) {
+            const uint8_t* window = x + ((n * g.in_h + y0) * g.in_w + x0) * c;
+            for (int64_t t = 0; t < taps_; ++t) pixel_taps[t] = window + offsets_[size_t(t)];
+          } else {
+            fill_border_taps(x, n, y0, x0, pixel_taps);
+          }
         }
-        if (quantization_.x_signed)
-          int8_depthwise_pixel<true>(taps, pairs_, c, packed_.data(), start_.data(), sums + ox * c);
-        else
-          int8_depthwise_pixel<false>(taps, pairs_, c, packed_.data(), start_.data(),
-                                      sums + ox * c);
+        int32_t* at = sums + ox * c;
+        const int16_t* w = packed_.data();
+        const int32_t* s = start_.data();
+        if (quantization_.x_signed) {
+          if (pixels == 2)
+            int8_depthwise_pixel<true, 2>(taps, pairs_, c, w, s, at);
+          else
+            int8_depthwise_pixel<true, 1>(taps, pairs_, c, w, s, at);
+        } else {
+          if (pixels == 2)
+            int8_depthwise_pixel<false, 2>(taps, pairs_, c, w, s, at);
+          else
+            int8_depthwise_pixel<false, 1>(taps, pairs_, c, w, s, at);
+        }
       }
       int8_requantize(sums, g.out_w, c, quantization_.requantization, y + row * g.out_w * c);
     }
