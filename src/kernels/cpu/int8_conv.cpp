@@ -380,12 +380,13 @@ std::unique_ptr<Kernel> int8_conv_prepare(const NodeRequest& r) {
 // cpu_int8_depthwise_conv: depthwise QLinearConv (group = C = M, channel multiplier 1) exactly on
 // CPUs without VNNI, where oneDNN's int8 convolution would not be exact (int8_conv_route in
 // kernels/int8_products.h) or would refuse (weight zero points). Channels-last data: per output
-// pixel and 16 channels at a time, the window's taps are summed two at a time: x less its zero
-// point and the weights less theirs, both widened to int16, interleaved tap by tap and multiplied
-// with vpmaddwd, whose pairs of 9-bit products sum exactly in int32. Taps outside the image read a
-// row of X's zero point (they add 0), so every pixel runs the same loop. The weights are packed at
-// prepare, already interleaved in pairs of taps, 16 channels a block (zero past C and past the last
-// tap). A row of output pixels' int32 sums is requantized as the reference does it
+// pixel (two at a time) and 16 channels at a time, the window's taps are summed two at a time: x
+// and the weights less their zero points, both widened to int16, interleaved tap by tap and
+// multiplied with vpmaddwd, whose pairs of products sum exactly in int32; the sums start from
+// −x_zero · Σ w' per channel, which stands for x's zero point. Taps outside the image read a row
+// of X's zero point (that start cancels them), so every pixel runs the same loop. The weights are
+// packed at prepare, already interleaved in pairs of taps, 16 channels a block (zero past C and
+// past the last tap). A row of output pixels' int32 sums is requantized as the reference does it
 // (int8_requantize: equal results). Output rows are shared among the threads.
 
 constexpr int64_t kDepthwiseChannels = 16;  // channels a block: 16 int16 of x, two int32 sums
