@@ -103,6 +103,22 @@ std::string exact_int8_conv_problem(const Tensor& weights, int64_t group) {
   return "";
 }
 
+std::string exact_int8_depthwise_conv_problem(const Tensor& weights, int64_t group) {
+  if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
+  if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
+  if (weights.rank() != 4) return "takes two spatial axes only";
+  if (group <= 1 || weights.dim(0) != group || weights.dim(1) != 1)
+    return fmt::format(
+        "takes depthwise convolutions with one output channel per group only (this one has {} "
+        "groups of {} input and {} output channels)",
+        group, weights.dim(1), group > 0 ? weights.dim(0) / group : 0);
+  if (weights.numel() == 0) return "the weights are empty";
+  if (weights.numel() / weights.dim(0) > cpu::kInt8GemmMaxK)
+    return fmt::format("sums {} products per output, past {}: they could pass int32",
+                       weights.numel() / weights.dim(0), cpu::kInt8GemmMaxK);
+  return "";
+}
+
 Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations, bool vnni) {
   if (weights.dtype() != DType::kI8)
     return {Int8ConvKernel::kNone,
@@ -112,7 +128,12 @@ Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activa
   if (problem.empty()) return {Int8ConvKernel::kOneDnn, ""};
   const std::string exact = exact_int8_conv_problem(weights, group);
   if (exact.empty()) return {Int8ConvKernel::kExactGemm, std::move(problem)};
-  return {Int8ConvKernel::kNone, problem + "; strata's exact int8 convolution " + exact};
+  if (group == 1)
+    return {Int8ConvKernel::kNone, problem + "; strata's exact int8 convolution " + exact};
+  const std::string depthwise = exact_int8_depthwise_conv_problem(weights, group);
+  if (depthwise.empty()) return {Int8ConvKernel::kExactDepthwise, std::move(problem)};
+  return {Int8ConvKernel::kNone, problem + "; strata's exact int8 convolution " + exact +
+                                     ", and its exact int8 depthwise convolution " + depthwise};
 }
 
 std::string exact_int8_matmul_problem(const Tensor& weights, int64_t output_axis) {

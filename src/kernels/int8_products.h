@@ -26,16 +26,24 @@ std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DTy
 // int32 (C · k... ≤ 33025 products of 9-bit values).
 std::string exact_int8_conv_problem(const Tensor& weights, int64_t group);
 
+// Why strata's exact int8 depthwise convolution (cpu_int8_depthwise_conv in
+// src/kernels/cpu/int8_conv.cpp: each channel's window summed tap by tap in 16-bit pairs) cannot
+// take a QLinearConv with these [M, C/group, kh, kw] weights here, or "" when it can: it needs
+// AVX2, int8 weights, two spatial axes, a depthwise convolution with channel multiplier 1 (group =
+// C = M: weights [C, 1, kh, kw]) and sums that fit int32 (kh · kw ≤ 33025).
+std::string exact_int8_depthwise_conv_problem(const Tensor& weights, int64_t group);
+
 // Which kernel computes an int8 convolution exactly on this CPU: the one decision that the QDQ
-// fusion (whether to make a QLinearConv) and the two QLinearConv kernel families share.
+// fusion (whether to make a QLinearConv) and the three QLinearConv kernel families share.
 enum class Int8ConvKernel {
-  kOneDnn,     // oneDNN's int8 convolution (VNNI, or weights that cannot saturate)
-  kExactGemm,  // strata's exact int8 convolution, where oneDNN's would not be exact
-  kNone,       // neither: the convolution is best left in float32
+  kOneDnn,          // oneDNN's int8 convolution (VNNI, or weights that cannot saturate)
+  kExactGemm,       // strata's exact int8 convolution, where oneDNN's would not be exact
+  kExactDepthwise,  // strata's exact int8 depthwise convolution, likewise
+  kNone,            // neither: the convolution is best left in float32
 };
 struct Int8ConvRoute {
   Int8ConvKernel kernel;
-  std::string reason;  // kExactGemm: why not oneDNN; kNone: why neither; kOneDnn: ""
+  std::string reason;  // kExact…: why not oneDNN; kNone: why none; kOneDnn: ""
 };
 // `vnni` as for int8_product_problem.
 Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations,

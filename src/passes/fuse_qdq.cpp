@@ -134,9 +134,10 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
                                         (axis != per_axis && axis != per_axis - weights->rank())))
     return {};
   // Where no int8 kernel would compute the product exactly here (uint8 weights; weights that
-  // oneDNN's kernels saturate on a CPU without VNNI, unless strata's exact int8 convolution takes
-  // the convolution: kernels::int8_conv_route), it stays DequantizeLinear → product →
-  // QuantizeLinear, the QDQ graph's own definition, which the float32 kernels run fast.
+  // oneDNN's kernels saturate on a CPU without VNNI, unless one of strata's exact int8
+  // convolutions, group 1 or depthwise, takes the convolution: kernels::int8_conv_route), it stays
+  // DequantizeLinear → product → QuantizeLinear, the QDQ graph's own definition, which the float32
+  // kernels run fast.
   const DType x_type = graph.values[size_t(x->data)].dtype;
   std::string problem;
   if (conv_group) {

@@ -205,8 +205,9 @@ TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
   }
 }
 
-// Grouped and depthwise convolutions are not the exact kernel's: oneDNN's where it is exact, else
-// the reference kernel, the step saying why.
+// Grouped convolutions that are not depthwise are neither exact kernel's (depthwise ones are
+// cpu_int8_depthwise_conv's: int8_depthwise_conv_test.cpp): oneDNN's where it is exact, else the
+// reference kernel, the step saying why.
 TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
   STRATA_NEEDS_EXACT_INT8_CONV();
   std::mt19937 rng(132);
@@ -214,24 +215,30 @@ TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
   b.input("x", {1, 8, 6, 6}, DType::kU8);
   b.constant("x_scale", Tensor::from<float>({}, {0.02f}));
   b.constant("x_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-  const Tensor w = int8_conv_weights(rng, {8, 1, 3, 3});
+  const Tensor w = int8_conv_weights(rng, {8, 4, 3, 3});
   b.constant("w", w);
   b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
   b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
   b.constant("y_scale", Tensor::from<float>({}, {0.05f}));
   b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
   b.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"})
-      .attributes["group"] = attr_int(8);
+      .attributes["group"] = attr_int(2);
   b.output("y");
   const ir::Graph graph = b.build();
   const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 8, 6, 6});
   const SessionResult f = run_session(graph, {x}, {});
   EXPECT_NE(f.steps[0].kernel, "cpu:int8_conv:avx2");
-  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 8, DType::kU8);
+  EXPECT_NE(f.steps[0].kernel, "cpu:int8_depthwise_conv:avx2");
+  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 2, DType::kU8);
   if (route.kernel == kernels::Int8ConvKernel::kOneDnn) return;  // VNNI
   EXPECT_EQ(route.kernel, kernels::Int8ConvKernel::kNone);
   EXPECT_EQ(f.steps[0].kernel, "reference");
-  EXPECT_NE(f.steps[0].reason.find("takes group 1 only (this convolution has 8 groups"),
+  EXPECT_NE(f.steps[0].reason.find("takes group 1 only (this convolution has 2 groups"),
+            std::string::npos)
+      << f.steps[0].reason;
+  EXPECT_NE(f.steps[0].reason.find("takes depthwise convolutions with one output channel per "
+                                   "group only (this one has 2 groups of 4 input and 4 output "
+                                   "channels)"),
             std::string::npos)
       << f.steps[0].reason;
 }

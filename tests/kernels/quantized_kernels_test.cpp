@@ -38,7 +38,8 @@ int64_t expect_within_one(const Tensor& fast, const Tensor& reference) {
 // The kernel an int8 product with weights w (output channels along `axis`) and activations of
 // type x runs on here: oneDNN's, or where oneDNN would not be exact on this CPU (no VNNI) strata's
 // exact kernel `exact` on AVX2 (cpu:int8_gemm:avx2 for the matrix products,
-// cpu:int8_conv:avx2 for convolutions of group 1; nullptr: none) or else the reference kernel,
+// cpu:int8_conv:avx2 for convolutions of group 1, cpu:int8_depthwise_conv:avx2 for depthwise ones;
+// nullptr: none) or else the reference kernel,
 // the step saying why.
 void expect_int8_kernel(const runtime::StepInfo& step, const Tensor& w, int64_t axis, DType x,
                         const char* exact = nullptr) {
@@ -178,7 +179,12 @@ TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
     ASSERT_EQ(a.outputs.size(), 1u);
     expect_within_one(a.outputs[0], r.outputs[0]);
     ASSERT_EQ(a.steps.size(), 1u);
-    expect_int8_kernel(a.steps[0], w, 0, xt, g == 1 ? "cpu:int8_conv:avx2" : nullptr);
+    // Group 1: the exact int8 convolution's; depthwise (one input and one output channel a
+    // group): the exact depthwise convolution's.
+    const char* exact = g == 1                 ? "cpu:int8_conv:avx2"
+                        : c / g == 1 && m == g ? "cpu:int8_depthwise_conv:avx2"
+                                               : nullptr;
+    expect_int8_kernel(a.steps[0], w, 0, xt, exact);
   }
 }
 

@@ -14,12 +14,13 @@ namespace {
 // 0.02 · 0.01). Weights up to ±w_max: 64 (7 bits) is exact on oneDNN's int8 kernels on every CPU.
 // `group` 4: a depthwise convolution (two output channels per input channel).
 ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, float y_scale = 0.5f,
-                   int w_max = 64, DType w_type = DType::kI8, int64_t group = 1) {
+                   int w_max = 64, DType w_type = DType::kI8, int64_t group = 1,
+                   int64_t outputs = 8) {
   GraphBuilder g(13);
   g.input("xq", {1, 4, 6, 6}, DType::kU8);
   g.constant("xs", Tensor::from<float>({}, {0.02f}));
   g.constant("xz", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-  Tensor w = Tensor::zeros(w_type, {8, 4 / group, 3, 3});
+  Tensor w = Tensor::zeros(w_type, {outputs, 4 / group, 3, 3});
   std::uniform_int_distribution<int> weight(w_type == DType::kI8 ? -w_max : 0, w_max);
   for (int64_t i = 0; i < w.numel(); ++i) {
     if (w_type == DType::kI8)
@@ -29,7 +30,9 @@ ir::Graph qdq_conv(std::mt19937& rng, float bias_scale, bool second_reader, floa
   }
   g.constant("wq", std::move(w));
   g.constant("ws", Tensor::from<float>({}, {0.01f}));
-  g.constant("bq", Tensor::from<int32_t>({8}, {100, -200, 300, 0, 5, -5, 1000, -1000}));
+  const std::vector<int32_t> bias = {100, -200, 300, 0, 5, -5, 1000, -1000};
+  g.constant("bq", Tensor::from<int32_t>(
+                       {outputs}, std::vector<int32_t>(bias.begin(), bias.begin() + outputs)));
   g.constant("bs", Tensor::from<float>({}, {bias_scale}));
   g.constant("ys", Tensor::from<float>({}, {y_scale}));
   g.constant("yz", Tensor::from<uint8_t>({}, {uint8_t(10)}));
@@ -84,8 +87,9 @@ TEST(FuseQdq, DequantizeConvQuantizeBecomesQLinearConv) {
 }
 
 // A product no int8 kernel would compute exactly here stays in float32: uint8 weights (oneDNN
-// and strata's exact int8 convolution take int8 weights only) everywhere, full-range int8 weights
-// of a depthwise convolution on a CPU without VNNI (the exact convolution takes group 1 only).
+// and strata's exact int8 convolutions take int8 weights only) everywhere, full-range int8 weights
+// of a grouped convolution that is not depthwise (two groups of two channels) on a CPU without
+// VNNI (the exact convolutions take group 1 and depthwise ones only).
 TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   std::mt19937 rng(8);
   ir::Graph unsigned_weights = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 255, DType::kU8);
@@ -94,22 +98,61 @@ TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   EXPECT_EQ(left,
             "1 QDQ product left in float32, node 'c_node': its weights are uint8 (oneDNN's "
             "int8 kernels and strata's exact int8 convolution take int8 weights)");
-  ir::Graph depthwise = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 4);
-  const Tensor& w = *depthwise.values[size_t(depthwise.find_value("wq"))].constant;
+  ir::Graph grouped = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 2);
+  const Tensor& w = *grouped.values[size_t(grouped.find_value("wq"))].constant;
   const std::string problem = kernels::int8_product_problem(w, 0, DType::kU8);
   left.clear();
-  EXPECT_EQ(passes::fuse_qdq(depthwise, &left), problem.empty() ? 1u : 0u);
+  EXPECT_EQ(passes::fuse_qdq(grouped, &left), problem.empty() ? 1u : 0u);
   EXPECT_EQ(left, problem.empty() ? ""
                                   : "1 QDQ product left in float32, node 'c_node': " + problem +
                                         "; strata's exact int8 convolution " +
-                                        kernels::exact_int8_conv_problem(w, 4));
-  // Whatever the CPU, the rule itself: such weights are exact with VNNI only, and the exact
-  // convolution never takes a grouped one.
+                                        kernels::exact_int8_conv_problem(w, 2) +
+                                        ", and its exact int8 depthwise convolution " +
+                                        kernels::exact_int8_depthwise_conv_problem(w, 2));
+  // Whatever the CPU, the rule itself: such weights are exact with VNNI only, and neither exact
+  // convolution takes a grouped one that is not depthwise.
   EXPECT_EQ(kernels::int8_product_problem(w, 0, DType::kU8, true), "");
   EXPECT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
-  EXPECT_EQ(kernels::int8_conv_route(w, 4, DType::kU8, false).kernel,
+  EXPECT_EQ(kernels::int8_conv_route(w, 2, DType::kU8, false).kernel,
             kernels::Int8ConvKernel::kNone);
-  EXPECT_NE(kernels::exact_int8_conv_problem(w, 4).find("group 1 only"), std::string::npos);
+  EXPECT_NE(kernels::exact_int8_conv_problem(w, 2).find("group 1 only"), std::string::npos);
+  if (kernels::cpu::int8_gemm_available()) {
+    EXPECT_NE(kernels::exact_int8_depthwise_conv_problem(w, 2).find(
+                  "takes depthwise convolutions with one output channel per group only (this one "
+                  "has 2 groups of 2 input and 4 output channels)"),
+              std::string::npos)
+        << kernels::exact_int8_depthwise_conv_problem(w, 2);
+  }
+}
+
+// Without VNNI a depthwise convolution (4 groups of one channel in and out) whose weights oneDNN
+// would saturate is fused where strata's exact int8 depthwise convolution takes it (AVX2), and
+// runs there, equal to the reference kernel.
+TEST(FuseQdq, SaturatingDepthwiseConvsBecomeQLinearConvForTheExactKernel) {
+  std::mt19937 rng(10);
+  const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 4, 4);
+  const Tensor& w = *before.values[size_t(before.find_value("wq"))].constant;
+  ASSERT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
+  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 4, DType::kU8, false);
+  const bool exact_kernel = kernels::cpu::int8_gemm_available();
+  EXPECT_EQ(route.kernel, exact_kernel ? kernels::Int8ConvKernel::kExactDepthwise
+                                       : kernels::Int8ConvKernel::kNone);
+  ir::Graph after = before;
+  std::string left;
+  const bool fused = exact_kernel || kernels::int8_product_problem(w, 0, DType::kU8).empty();
+  EXPECT_EQ(passes::fuse_qdq(after, &left), fused ? 1u : 0u);
+  if (!fused) return;
+  EXPECT_EQ(left, "");
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearConv"}));
+  const Tensor x = random_u8(rng, {1, 4, 6, 6});
+  expect_same_integers(before, after, x);
+  runtime::SessionOptions fast, reference;
+  reference.fast_kernels = false;
+  const SessionResult f = run_session(after, {x}, fast);
+  const SessionResult r = run_session(after, {x}, reference);
+  EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+  if (kernels::int8_product_problem(w, 0, DType::kU8).empty()) return;  // VNNI: oneDNN's
+  EXPECT_EQ(f.steps[0].kernel, "cpu:int8_depthwise_conv:avx2") << f.steps[0].reason;
 }
 
 // Without VNNI a convolution of group 1 whose weights oneDNN would saturate is fused all the same
