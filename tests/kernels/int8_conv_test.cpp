@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/int8_gemm.h"
 #include "kernels/int8_products.h"
+#include "kernels/int8_test_util.h"
 #include "kernels/kernel_test_util.h"
 #include "ops/requantize.h"
 #include "profiler/alloc_counter.h"
@@ -29,22 +30,6 @@ struct Int8ConvCase {
   std::vector<int64_t> pads;  // top, left, bottom, right
   bool one_d = false;
 };
-
-// Bytes: about half ±127 or -128 (every output channel's pairs overflow 16 bits), the rest random.
-Tensor int8_conv_weights(std::mt19937& rng, const std::vector<int64_t>& shape) {
-  Tensor t = Tensor::zeros(DType::kI8, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.data<int8_t>()[i] = random_int(rng, 0, 1) ? int8_t(random_int(rng, 0, 1) ? 127 : -128)
-                                                : int8_t(random_int(rng, -128, 127));
-  return t;
-}
-
-Tensor int8_conv_bytes(std::mt19937& rng, DType type, const std::vector<int64_t>& shape) {
-  Tensor t = Tensor::zeros(type, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    static_cast<uint8_t*>(t.raw())[i] = uint8_t(random_int(rng, 0, 255));
-  return t;
-}
 
 TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
   STRATA_NEEDS_EXACT_INT8_CONV();
@@ -81,55 +66,16 @@ TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
           c.one_d ? std::vector<int64_t>{c.outputs, c.channels, c.kernel_w}
                   : std::vector<int64_t>{c.outputs, c.channels, c.kernel_h, c.kernel_w};
       GraphBuilder b(13);
-      b.input("x", x_shape, xt);
-      const float x_scale = 0.02f;
-      b.constant("x_scale", Tensor::from<float>({}, {x_scale}));
-      b.constant("x_zp", x_signed ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -30, 30))})
-                                  : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 90, 160))}));
-      const Tensor w = int8_conv_weights(rng, w_shape);
-      b.constant("w", w);
-      const size_t scales = per_channel ? size_t(c.outputs) : 1;
-      std::vector<float> w_scales(scales);
-      for (float& s : w_scales) s = 0.004f * float(random_int(rng, 5, 20)) / 10;
-      b.constant("w_scale", per_channel ? Tensor::from<float>({c.outputs}, w_scales)
-                                        : Tensor::from<float>({}, w_scales));
-      std::vector<int8_t> w_zeros(scales, 0);
-      if (w_zero)
-        for (int8_t& z : w_zeros) z = int8_t(random_int(rng, -5, 5));
-      b.constant("w_zp", per_channel ? Tensor::from<int8_t>({c.outputs}, w_zeros)
-                                     : Tensor::from<int8_t>({}, w_zeros));
-      // About 40 output units per standard deviation of the sums (some saturate).
-      const double k = double(c.channels * c.kernel_h * c.kernel_w);
-      b.constant("y_scale",
-                 Tensor::from<float>({}, {float(x_scale * 0.006 * 74 * 100 * std::sqrt(k) / 40)}));
-      b.constant("y_zp", y_signed
-                             ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -10, 10))})
-                             : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 100, 150))}));
-      if (bias) {
-        std::vector<int32_t> values(static_cast<size_t>(c.outputs));
-        for (int32_t& v : values) v = int32_t(random_int(rng, -40000, 40000));
-        b.constant("B", Tensor::from<int32_t>({c.outputs}, values));
-      }
-      ir::Node& n = b.node(
-          "QLinearConv",
-          {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", bias ? "B" : ""},
-          {"y"});
-      n.attributes["strides"] = c.one_d ? attr_ints({c.stride}) : attr_ints({c.stride, c.stride});
-      n.attributes["dilations"] =
+      auto [n, w] = add_random_qlinear_conv(b, rng, x_shape, w_shape,
+                                            {x_signed, y_signed, per_channel, bias, w_zero});
+      n->attributes["strides"] = c.one_d ? attr_ints({c.stride}) : attr_ints({c.stride, c.stride});
+      n->attributes["dilations"] =
           c.one_d ? attr_ints({c.dilation}) : attr_ints({c.dilation, c.dilation});
-      n.attributes["pads"] = c.one_d ? attr_ints({c.pads[1], c.pads[3]}) : attr_ints(c.pads);
-      b.output("y");
+      n->attributes["pads"] = c.one_d ? attr_ints({c.pads[1], c.pads[3]}) : attr_ints(c.pads);
       const ir::Graph graph = b.build();
-      const Tensor x = int8_conv_bytes(rng, xt, x_shape);
-      runtime::SessionOptions fast, reference;
-      fast.threads = threads;
-      fast.single_thread_flops = fast.single_thread_bytes = 0;
-      reference.fast_kernels = false;
-      const SessionResult f = run_session(graph, {x}, fast);
-      const SessionResult r = run_session(graph, {x}, reference);
+      const SessionResult f =
+          expect_fast_equals_reference_bits(graph, random_bytes(rng, xt, x_shape), threads);
       ASSERT_EQ(f.steps.size(), 1u);
-      const runtime::Comparison cmp = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
-      EXPECT_TRUE(cmp.ok) << cmp.problem << " (kernel " << f.steps[0].kernel << ")";
       // With VNNI oneDNN is exact and keeps the convolutions without weight zero points.
       const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 1, xt);
       if (route.kernel == kernels::Int8ConvKernel::kOneDnn && !w_zero) continue;
@@ -144,23 +90,6 @@ TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
     }
   }
 }
-
-// Counts the heap allocations made while one step runs.
-class Int8ConvAllocationHooks : public runtime::RunHooks {
- public:
-  explicit Int8ConvAllocationHooks(size_t step) : step_(step) {}
-  void before_node(size_t step) override {
-    if (step == step_) before_ = profiler::heap_count();
-  }
-  void after_node(size_t step) override {
-    if (step == step_) allocations += profiler::heap_count().allocations - before_.allocations;
-  }
-  int64_t allocations = 0;
-
- private:
-  size_t step_;
-  profiler::HeapCount before_;
-};
 
 // Prepared, the kernel only computes: its runs (im2col, the GEMM, the requantization, blocks
 // shared among threads or columns shared) allocate nothing. The middle of three convolutions
@@ -177,7 +106,7 @@ TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
       b.input("x", {1, 24, size, size}, DType::kU8);
       b.constant("scale", Tensor::from<float>({}, {0.02f}));
       b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-      b.constant("w", int8_conv_weights(rng, {24, 24, 3, 3}));
+      b.constant("w", saturating_int8_weights(rng, {24, 24, 3, 3}));
       b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
       b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
       for (const char* y : {"a", "b", "c"}) {
@@ -187,7 +116,7 @@ TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
       }
       b.output("c");
       const ir::Graph graph = b.build();
-      const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 24, size, size});
+      const Tensor x = random_bytes(rng, DType::kU8, {1, 24, size, size});
       runtime::SessionOptions options;
       options.threads = threads;
       options.single_thread_flops = options.single_thread_bytes = 0;
@@ -196,11 +125,7 @@ TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
       session.run(inputs);  // warm-up
       ASSERT_EQ(session.steps()[1].kernel, "cpu:int8_conv:avx2") << session.steps()[1].reason;
       EXPECT_TRUE(session.steps()[1].conversions.empty());
-      Int8ConvAllocationHooks hooks(1);
-      session.set_hooks(&hooks);
-      session.run(inputs);
-      session.set_hooks(nullptr);
-      EXPECT_EQ(hooks.allocations, 0);
+      EXPECT_EQ(step_allocations(session, inputs, 1), 0);
     }
   }
 }
@@ -215,7 +140,7 @@ TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
   b.input("x", {1, 8, 6, 6}, DType::kU8);
   b.constant("x_scale", Tensor::from<float>({}, {0.02f}));
   b.constant("x_zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-  const Tensor w = int8_conv_weights(rng, {8, 4, 3, 3});
+  const Tensor w = saturating_int8_weights(rng, {8, 4, 3, 3});
   b.constant("w", w);
   b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
   b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
@@ -225,7 +150,7 @@ TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
       .attributes["group"] = attr_int(2);
   b.output("y");
   const ir::Graph graph = b.build();
-  const Tensor x = int8_conv_bytes(rng, DType::kU8, {1, 8, 6, 6});
+  const Tensor x = random_bytes(rng, DType::kU8, {1, 8, 6, 6});
   const SessionResult f = run_session(graph, {x}, {});
   EXPECT_NE(f.steps[0].kernel, "cpu:int8_conv:avx2");
   EXPECT_NE(f.steps[0].kernel, "cpu:int8_depthwise_conv:avx2");

@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/int8_gemm.h"
 #include "kernels/int8_products.h"
+#include "kernels/int8_test_util.h"
 #include "kernels/kernel_test_util.h"
 #include "profiler/alloc_counter.h"
 
@@ -29,22 +30,6 @@ struct Int8DepthwiseCase {
   int64_t batch, channels, height, width, kernel_h, kernel_w, stride, dilation;
   std::vector<int64_t> pads;  // top, left, bottom, right
 };
-
-// Bytes: about half 127 or -128 (every channel's pairs overflow 16 bits), the rest random.
-Tensor int8_depthwise_weights(std::mt19937& rng, const std::vector<int64_t>& shape) {
-  Tensor t = Tensor::zeros(DType::kI8, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.data<int8_t>()[i] = random_int(rng, 0, 1) ? int8_t(random_int(rng, 0, 1) ? 127 : -128)
-                                                : int8_t(random_int(rng, -128, 127));
-  return t;
-}
-
-Tensor int8_depthwise_bytes(std::mt19937& rng, DType type, const std::vector<int64_t>& shape) {
-  Tensor t = Tensor::zeros(type, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    static_cast<uint8_t*>(t.raw())[i] = uint8_t(random_int(rng, 0, 255));
-  return t;
-}
 
 TEST(ExactInt8DepthwiseConv, EqualsTheReferenceBitForBit) {
   STRATA_NEEDS_EXACT_INT8_DEPTHWISE_CONV();
@@ -78,55 +63,16 @@ TEST(ExactInt8DepthwiseConv, EqualsTheReferenceBitForBit) {
       const std::vector<int64_t> x_shape = {c.batch, c.channels, c.height, c.width};
       const std::vector<int64_t> w_shape = {c.channels, 1, c.kernel_h, c.kernel_w};
       GraphBuilder b(13);
-      b.input("x", x_shape, xt);
-      const float x_scale = 0.02f;
-      b.constant("x_scale", Tensor::from<float>({}, {x_scale}));
-      b.constant("x_zp", x_signed ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -30, 30))})
-                                  : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 90, 160))}));
-      const Tensor w = int8_depthwise_weights(rng, w_shape);
-      b.constant("w", w);
-      const size_t scales = per_channel ? size_t(c.channels) : 1;
-      std::vector<float> w_scales(scales);
-      for (float& s : w_scales) s = 0.004f * float(random_int(rng, 5, 20)) / 10;
-      b.constant("w_scale", per_channel ? Tensor::from<float>({c.channels}, w_scales)
-                                        : Tensor::from<float>({}, w_scales));
-      std::vector<int8_t> w_zeros(scales, 0);
-      if (w_zero)
-        for (int8_t& z : w_zeros) z = int8_t(random_int(rng, -5, 5));
-      b.constant("w_zp", per_channel ? Tensor::from<int8_t>({c.channels}, w_zeros)
-                                     : Tensor::from<int8_t>({}, w_zeros));
-      // About 40 output units per standard deviation of the sums (some saturate).
-      const double k = double(c.kernel_h * c.kernel_w);
-      b.constant("y_scale",
-                 Tensor::from<float>({}, {float(x_scale * 0.006 * 74 * 100 * std::sqrt(k) / 40)}));
-      b.constant("y_zp", y_signed
-                             ? Tensor::from<int8_t>({}, {int8_t(random_int(rng, -10, 10))})
-                             : Tensor::from<uint8_t>({}, {uint8_t(random_int(rng, 100, 150))}));
-      if (bias) {
-        std::vector<int32_t> values(static_cast<size_t>(c.channels));
-        for (int32_t& v : values) v = int32_t(random_int(rng, -40000, 40000));
-        b.constant("B", Tensor::from<int32_t>({c.channels}, values));
-      }
-      ir::Node& n = b.node(
-          "QLinearConv",
-          {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", bias ? "B" : ""},
-          {"y"});
-      n.attributes["group"] = attr_int(c.channels);
-      n.attributes["strides"] = attr_ints({c.stride, c.stride});
-      n.attributes["dilations"] = attr_ints({c.dilation, c.dilation});
-      n.attributes["pads"] = attr_ints(c.pads);
-      b.output("y");
+      auto [n, w] = add_random_qlinear_conv(b, rng, x_shape, w_shape,
+                                            {x_signed, y_signed, per_channel, bias, w_zero});
+      n->attributes["group"] = attr_int(c.channels);
+      n->attributes["strides"] = attr_ints({c.stride, c.stride});
+      n->attributes["dilations"] = attr_ints({c.dilation, c.dilation});
+      n->attributes["pads"] = attr_ints(c.pads);
       const ir::Graph graph = b.build();
-      const Tensor x = int8_depthwise_bytes(rng, xt, x_shape);
-      runtime::SessionOptions fast, reference;
-      fast.threads = threads;
-      fast.single_thread_flops = fast.single_thread_bytes = 0;
-      reference.fast_kernels = false;
-      const SessionResult f = run_session(graph, {x}, fast);
-      const SessionResult r = run_session(graph, {x}, reference);
+      const SessionResult f =
+          expect_fast_equals_reference_bits(graph, random_bytes(rng, xt, x_shape), threads);
       ASSERT_EQ(f.steps.size(), 1u);
-      const runtime::Comparison cmp = runtime::compare(f.outputs[0], r.outputs[0], {0, 0});
-      EXPECT_TRUE(cmp.ok) << cmp.problem << " (kernel " << f.steps[0].kernel << ")";
       // With VNNI oneDNN is exact and keeps the convolutions without weight zero points.
       const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, c.channels, xt);
       if (route.kernel == kernels::Int8ConvKernel::kOneDnn && !w_zero) continue;
@@ -140,23 +86,6 @@ TEST(ExactInt8DepthwiseConv, EqualsTheReferenceBitForBit) {
     }
   }
 }
-
-// Counts the heap allocations made while one step runs.
-class Int8DepthwiseAllocationHooks : public runtime::RunHooks {
- public:
-  explicit Int8DepthwiseAllocationHooks(size_t step) : step_(step) {}
-  void before_node(size_t step) override {
-    if (step == step_) before_ = profiler::heap_count();
-  }
-  void after_node(size_t step) override {
-    if (step == step_) allocations += profiler::heap_count().allocations - before_.allocations;
-  }
-  int64_t allocations = 0;
-
- private:
-  size_t step_;
-  profiler::HeapCount before_;
-};
 
 // Prepared, the kernel only computes: its runs (the taps' pointers, the sums, the requantization,
 // rows shared among threads) allocate nothing. The middle of three convolutions reads and writes
@@ -173,7 +102,7 @@ TEST(ExactInt8DepthwiseConv, RunsWithoutHeapAllocation) {
       b.input("x", {1, 24, size, size}, DType::kU8);
       b.constant("scale", Tensor::from<float>({}, {0.02f}));
       b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
-      b.constant("w", int8_depthwise_weights(rng, {24, 1, 3, 3}));
+      b.constant("w", saturating_int8_weights(rng, {24, 1, 3, 3}));
       b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
       b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(3)}));  // taken with VNNI too
       for (const char* y : {"a", "b", "c"}) {
@@ -185,7 +114,7 @@ TEST(ExactInt8DepthwiseConv, RunsWithoutHeapAllocation) {
       }
       b.output("c");
       const ir::Graph graph = b.build();
-      const Tensor x = int8_depthwise_bytes(rng, DType::kU8, {1, 24, size, size});
+      const Tensor x = random_bytes(rng, DType::kU8, {1, 24, size, size});
       runtime::SessionOptions options;
       options.threads = threads;
       options.single_thread_flops = options.single_thread_bytes = 0;
@@ -194,11 +123,7 @@ TEST(ExactInt8DepthwiseConv, RunsWithoutHeapAllocation) {
       session.run(inputs);  // warm-up
       ASSERT_EQ(session.steps()[1].kernel, kDepthwiseKernel) << session.steps()[1].reason;
       EXPECT_TRUE(session.steps()[1].conversions.empty());
-      Int8DepthwiseAllocationHooks hooks(1);
-      session.set_hooks(&hooks);
-      session.run(inputs);
-      session.set_hooks(nullptr);
-      EXPECT_EQ(hooks.allocations, 0);
+      EXPECT_EQ(step_allocations(session, inputs, 1), 0);
     }
   }
 }
@@ -208,8 +133,8 @@ TEST(ExactInt8DepthwiseConv, RunsWithoutHeapAllocation) {
 // oneDNN.
 TEST(ExactInt8DepthwiseConv, RouteTakesDepthwiseWithOneChannelPerGroup) {
   std::mt19937 rng(235);
-  const Tensor depthwise = int8_depthwise_weights(rng, {16, 1, 3, 3});
-  const Tensor doubled = int8_depthwise_weights(rng, {16, 1, 3, 3});  // 8 groups of 2 outputs
+  const Tensor depthwise = saturating_int8_weights(rng, {16, 1, 3, 3});
+  const Tensor doubled = saturating_int8_weights(rng, {16, 1, 3, 3});  // 8 groups of 2 outputs
   EXPECT_EQ(kernels::int8_conv_route(depthwise, 16, DType::kU8, true).kernel,
             kernels::Int8ConvKernel::kOneDnn);
   EXPECT_EQ(kernels::int8_conv_route(doubled, 8, DType::kI8, false).kernel,
@@ -222,7 +147,7 @@ TEST(ExactInt8DepthwiseConv, RouteTakesDepthwiseWithOneChannelPerGroup) {
   }
   EXPECT_EQ(kernels::exact_int8_depthwise_conv_problem(depthwise, 16), "");
   EXPECT_NE(kernels::exact_int8_depthwise_conv_problem(doubled, 8), "");
-  EXPECT_NE(kernels::exact_int8_depthwise_conv_problem(int8_depthwise_weights(rng, {16, 1, 5}),
+  EXPECT_NE(kernels::exact_int8_depthwise_conv_problem(saturating_int8_weights(rng, {16, 1, 5}),
                                                        16),  // 1-D
             "");
 }

@@ -13,6 +13,7 @@
 #include "kernels/onednn/onednn.h"
 #include "ops/op_test_util.h"
 #include "passes/infer_shapes.h"
+#include "profiler/alloc_counter.h"
 #include "runtime/session.h"
 #include "runtime/verify.h"
 
@@ -178,6 +179,32 @@ inline std::vector<runtime::StepInfo> expect_fast_matches_reference(
                       << ")";
   }
   return a.steps;
+}
+
+// The heap allocations step `step` of a prepared (and warmed-up) session makes in one more run.
+class StepAllocationCounter : public runtime::RunHooks {
+ public:
+  explicit StepAllocationCounter(size_t step) : step_(step) {}
+  void before_node(size_t step) override {
+    if (step == step_) before_ = profiler::heap_count();
+  }
+  void after_node(size_t step) override {
+    if (step == step_) allocations += profiler::heap_count().allocations - before_.allocations;
+  }
+  int64_t allocations = 0;
+
+ private:
+  size_t step_;
+  profiler::HeapCount before_;
+};
+
+inline int64_t step_allocations(runtime::Session& session, const std::vector<const Tensor*>& inputs,
+                                size_t step) {
+  StepAllocationCounter counter(step);
+  session.set_hooks(&counter);
+  session.run(inputs);
+  session.set_hooks(nullptr);
+  return counter.allocations;
 }
 
 }  // namespace strata::test

@@ -125,18 +125,16 @@ TEST(FuseQdq, LeavesProductsNoInt8KernelComputesExactly) {
   }
 }
 
-// Without VNNI a depthwise convolution (4 groups of one channel in and out) whose weights oneDNN
-// would saturate is fused where strata's exact int8 depthwise convolution takes it (AVX2), and
-// runs there, equal to the reference kernel.
-TEST(FuseQdq, SaturatingDepthwiseConvsBecomeQLinearConvForTheExactKernel) {
-  std::mt19937 rng(10);
-  const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 4, 4);
+// Without VNNI a QDQ convolution (`before`, `group` groups, input [1, 4, 6, 6]) whose weights
+// oneDNN would saturate is fused all the same where strata's exact int8 kernel `exact` takes it
+// (AVX2), and runs on `kernel` there, equal to the reference kernel.
+void expect_saturating_conv_fused_for(const ir::Graph& before, std::mt19937& rng, int64_t group,
+                                      kernels::Int8ConvKernel exact, const std::string& kernel) {
   const Tensor& w = *before.values[size_t(before.find_value("wq"))].constant;
   ASSERT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
-  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 4, DType::kU8, false);
+  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, group, DType::kU8, false);
   const bool exact_kernel = kernels::cpu::int8_gemm_available();
-  EXPECT_EQ(route.kernel, exact_kernel ? kernels::Int8ConvKernel::kExactDepthwise
-                                       : kernels::Int8ConvKernel::kNone);
+  EXPECT_EQ(route.kernel, exact_kernel ? exact : kernels::Int8ConvKernel::kNone);
   ir::Graph after = before;
   std::string left;
   const bool fused = exact_kernel || kernels::int8_product_problem(w, 0, DType::kU8).empty();
@@ -152,36 +150,21 @@ TEST(FuseQdq, SaturatingDepthwiseConvsBecomeQLinearConvForTheExactKernel) {
   const SessionResult r = run_session(after, {x}, reference);
   EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
   if (kernels::int8_product_problem(w, 0, DType::kU8).empty()) return;  // VNNI: oneDNN's
-  EXPECT_EQ(f.steps[0].kernel, "cpu:int8_depthwise_conv:avx2") << f.steps[0].reason;
+  EXPECT_EQ(f.steps[0].kernel, kernel) << f.steps[0].reason;
 }
 
-// Without VNNI a convolution of group 1 whose weights oneDNN would saturate is fused all the same
-// where strata's exact int8 convolution takes it (AVX2), and runs there, equal to the reference.
+// A depthwise convolution: 4 groups of one channel in and out.
+TEST(FuseQdq, SaturatingDepthwiseConvsBecomeQLinearConvForTheExactKernel) {
+  std::mt19937 rng(10);
+  expect_saturating_conv_fused_for(qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127, DType::kI8, 4, 4),
+                                   rng, 4, kernels::Int8ConvKernel::kExactDepthwise,
+                                   "cpu:int8_depthwise_conv:avx2");
+}
+
 TEST(FuseQdq, SaturatingConvsBecomeQLinearConvForTheExactKernel) {
   std::mt19937 rng(9);
-  const ir::Graph before = qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127);
-  const Tensor& w = *before.values[size_t(before.find_value("wq"))].constant;
-  ASSERT_NE(kernels::int8_product_problem(w, 0, DType::kU8, false), "");
-  const kernels::Int8ConvRoute route = kernels::int8_conv_route(w, 1, DType::kU8, false);
-  const bool exact_kernel = kernels::cpu::int8_gemm_available();
-  EXPECT_EQ(route.kernel,
-            exact_kernel ? kernels::Int8ConvKernel::kExactGemm : kernels::Int8ConvKernel::kNone);
-  ir::Graph after = before;
-  std::string left;
-  const bool fused = exact_kernel || kernels::int8_product_problem(w, 0, DType::kU8).empty();
-  EXPECT_EQ(passes::fuse_qdq(after, &left), fused ? 1u : 0u);
-  if (!fused) return;
-  EXPECT_EQ(left, "");
-  ASSERT_EQ(op_types(after), (std::vector<std::string>{"QLinearConv"}));
-  const Tensor x = random_u8(rng, {1, 4, 6, 6});
-  expect_same_integers(before, after, x);
-  runtime::SessionOptions fast, reference;
-  reference.fast_kernels = false;
-  const SessionResult f = run_session(after, {x}, fast);
-  const SessionResult r = run_session(after, {x}, reference);
-  EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
-  if (kernels::int8_product_problem(w, 0, DType::kU8).empty()) return;  // VNNI: oneDNN's
-  EXPECT_EQ(f.steps[0].kernel, "cpu:int8_conv:avx2") << f.steps[0].reason;
+  expect_saturating_conv_fused_for(qdq_conv(rng, 0.02f * 0.01f, false, 0.5f, 127), rng, 1,
+                                   kernels::Int8ConvKernel::kExactGemm, "cpu:int8_conv:avx2");
 }
 
 TEST(FuseQdq, LeavesBiasesInOtherUnitsAndSharedOutputs) {

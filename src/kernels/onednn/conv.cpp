@@ -12,6 +12,7 @@
 #include "kernels/cpu/silu.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_geometry.h"
+#include "kernels/onednn/conv_setup.h"
 #include "kernels/onednn/onednn.h"
 #include "kernels/onednn/version.h"
 #include "ops/fused_conv.h"
@@ -22,24 +23,8 @@ namespace {
 
 using dnnl::memory;
 
-// What the kernel needs from a Conv or FusedConv op.
-struct ConvSetup {
-  const ops::ConvAttributes* attrs = nullptr;
-  ops::Activation activation;
-};
-
-std::optional<ConvSetup> setup_of(const ops::Op& op) {
-  if (const ops::ConvAttributes* attrs = ops::conv_attributes(op)) return ConvSetup{attrs, {}};
-  if (auto fused = ops::fused_conv_attributes(op)) return ConvSetup{fused->conv, fused->activation};
-  return std::nullopt;
-}
-
-bool conv_serves(const ir::Node& node) {
-  return (node.domain.empty() && node.op_type == "Conv") || node.op_type == "FusedConv";
-}
-
 Verdict conv_supports(const NodeRequest& r) {
-  const std::optional<ConvSetup> setup = setup_of(r.op);
+  const std::optional<ConvSetup> setup = conv_setup_of(r.op);
   if (!setup) return Verdict::no("the op is not a convolution");
   const ops::Meta& x = r.input(0);
   if (x.dtype != DType::kF32)
@@ -224,7 +209,7 @@ dnnl::primitive_attr sum_only_attr(bool residual) {
 class ConvKernel final : public Kernel {
  public:
   explicit ConvKernel(const NodeRequest& r) {
-    const ConvSetup setup = *setup_of(r.op);
+    const ConvSetup setup = *conv_setup_of(r.op);
     const std::vector<int64_t> x_shape = r.input(0).shape.values();
     const std::vector<int64_t> w_shape = r.input(1).shape.values();
     const std::vector<int64_t> y_shape = r.output(0).shape.values();
@@ -327,7 +312,7 @@ std::unique_ptr<Kernel> conv_prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily conv_family() {
-  return {"onednn_conv", true, &conv_serves, &conv_supports, &conv_prepare, true};
+  return {"onednn_conv", true, &is_f32_conv_op, &conv_supports, &conv_prepare, true};
 }
 
 }  // namespace strata::kernels::onednn

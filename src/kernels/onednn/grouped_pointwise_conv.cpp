@@ -14,6 +14,7 @@
 #include "core/memory_hint.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_geometry.h"
+#include "kernels/onednn/conv_setup.h"
 #include "kernels/onednn/onednn.h"
 #include "ops/fused_conv.h"
 
@@ -23,25 +24,8 @@ namespace {
 
 using dnnl::memory;
 
-// What the kernel needs from a Conv or FusedConv op.
-struct PointwiseSetup {
-  const ops::ConvAttributes* attrs = nullptr;
-  ops::Activation activation;
-};
-
-std::optional<PointwiseSetup> pointwise_setup_of(const ops::Op& op) {
-  if (const ops::ConvAttributes* attrs = ops::conv_attributes(op)) return PointwiseSetup{attrs, {}};
-  if (auto fused = ops::fused_conv_attributes(op))
-    return PointwiseSetup{fused->conv, fused->activation};
-  return std::nullopt;
-}
-
-bool grouped_pointwise_serves(const ir::Node& node) {
-  return (node.domain.empty() && node.op_type == "Conv") || node.op_type == "FusedConv";
-}
-
 Verdict grouped_pointwise_supports(const NodeRequest& r) {
-  const std::optional<PointwiseSetup> setup = pointwise_setup_of(r.op);
+  const std::optional<ConvSetup> setup = conv_setup_of(r.op);
   if (!setup) return Verdict::no("the op is not a convolution");
   const int64_t group = setup->attrs->group;
   if (group == 1) return Verdict::no("not grouped (one GEMM-shaped convolution already)");
@@ -76,7 +60,7 @@ Verdict grouped_pointwise_supports(const NodeRequest& r) {
 class GroupedPointwiseKernel final : public Kernel {
  public:
   explicit GroupedPointwiseKernel(const NodeRequest& r) {
-    const PointwiseSetup setup = *pointwise_setup_of(r.op);
+    const ConvSetup setup = *conv_setup_of(r.op);
     const std::vector<int64_t> x_shape = r.input(0).shape.values();
     const std::vector<int64_t> y_shape = r.output(0).shape.values();
     const int64_t group = setup.attrs->group, channels = x_shape[1], outputs = y_shape[1];
@@ -167,8 +151,7 @@ std::unique_ptr<Kernel> grouped_pointwise_prepare(const NodeRequest& r) {
 }  // namespace
 
 KernelFamily grouped_pointwise_conv_family() {
-  return {"onednn_grouped_pointwise_conv", true,
-          &grouped_pointwise_serves,       &grouped_pointwise_supports,
+  return {"onednn_grouped_pointwise_conv", true, &is_f32_conv_op, &grouped_pointwise_supports,
           &grouped_pointwise_prepare,      false};
 }
 
