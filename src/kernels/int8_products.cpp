@@ -83,40 +83,44 @@ std::string int8_product_problem(const Tensor& weights, int64_t output_axis, DTy
   return "";
 }
 
-}  // namespace strata::kernels
+namespace {
 
-namespace strata::kernels {
-
-std::string exact_int8_conv_problem(const Tensor& weights, int64_t group) {
+// What every exact int8 kernel needs: AVX2, int8 weights, and 1 to 33025 products summed per
+// output (the reference sums in int64 or double; the kernels' int32 hold any sum of up to 33025
+// products of 9-bit values, 255 · 255 each).
+std::string exact_int8_weights_problem(const Tensor& weights, int64_t products) {
   if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
   if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
+  if (products == 0) return "the weights are empty: no products to sum";
+  if (products > cpu::kInt8GemmMaxK)
+    return fmt::format("sums {} products per output, past {}: they could pass int32", products,
+                       cpu::kInt8GemmMaxK);
+  return "";
+}
+
+// The products one output sums: a convolution's weights [M, C/group, k...] per output channel.
+int64_t products_per_channel(const Tensor& weights) {
+  return weights.rank() > 0 && weights.dim(0) > 0 ? weights.numel() / weights.dim(0) : 0;
+}
+
+}  // namespace
+
+std::string exact_int8_conv_problem(const Tensor& weights, int64_t group) {
   if (group != 1)
     return fmt::format("takes group 1 only (this convolution has {} groups: depthwise or grouped)",
                        group);
   if (weights.rank() != 3 && weights.rank() != 4) return "takes one or two spatial axes only";
-  if (weights.dim(0) == 0 || weights.numel() == 0) return "the weights are empty";
-  // The reference sums in double; the GEMM's int32 hold any sum of up to 33025 products of 9-bit
-  // values (255 · 255 each).
-  if (weights.numel() / weights.dim(0) > cpu::kInt8GemmMaxK)
-    return fmt::format("sums {} products per output, past {}: they could pass int32",
-                       weights.numel() / weights.dim(0), cpu::kInt8GemmMaxK);
-  return "";
+  return exact_int8_weights_problem(weights, products_per_channel(weights));
 }
 
 std::string exact_int8_depthwise_conv_problem(const Tensor& weights, int64_t group) {
-  if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
-  if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
   if (weights.rank() != 4) return "takes two spatial axes only";
   if (group <= 1 || weights.dim(0) != group || weights.dim(1) != 1)
     return fmt::format(
         "takes depthwise convolutions with one output channel per group only (this one has {} "
         "groups of {} input and {} output channels)",
         group, weights.dim(1), group > 0 ? weights.dim(0) / group : 0);
-  if (weights.numel() == 0) return "the weights are empty";
-  if (weights.numel() / weights.dim(0) > cpu::kInt8GemmMaxK)
-    return fmt::format("sums {} products per output, past {}: they could pass int32",
-                       weights.numel() / weights.dim(0), cpu::kInt8GemmMaxK);
-  return "";
+  return exact_int8_weights_problem(weights, products_per_channel(weights));
 }
 
 Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activations, bool vnni) {
@@ -137,16 +141,8 @@ Int8ConvRoute int8_conv_route(const Tensor& weights, int64_t group, DType activa
 }
 
 std::string exact_int8_matmul_problem(const Tensor& weights, int64_t output_axis) {
-  if (!cpu::int8_gemm_available()) return "needs AVX2 (beyond this CPU or the SIMD ceiling)";
-  if (weights.dtype() != DType::kI8) return "its weights are uint8; int8 weights only";
   if (weights.rank() != 2) return "its weights are not 2-D";
-  const int64_t k = weights.dim(output_axis == 0 ? 1 : 0);
-  if (k == 0) return "k is 0: no products to sum";
-  // The reference sums in int64 or double; the GEMM's int32 hold any sum of up to 33025 products
-  // of 9-bit values (255 · 255 each).
-  if (k > cpu::kInt8GemmMaxK)
-    return fmt::format("k is {}, past {}: sums could pass int32", k, cpu::kInt8GemmMaxK);
-  return "";
+  return exact_int8_weights_problem(weights, weights.dim(output_axis == 0 ? 1 : 0));
 }
 
 }  // namespace strata::kernels
