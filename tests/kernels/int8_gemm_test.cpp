@@ -53,81 +53,133 @@ std::vector<int32_t> int8_gemm_expected(const std::vector<uint8_t>& a, bool a_si
   return c;
 }
 
+// A's values as stored (uint8, or int8's bytes): uniform over the type (mostly outside the byte
+// kernel's clipped range: dense residuals, which take the int16 kernel), or within 64 of the zero
+// point but for one in 50 (sparse residuals: the byte kernel).
+std::vector<uint8_t> int8_gemm_activations(std::mt19937& rng, int64_t count, bool a_signed,
+                                           int32_t a_zero, bool near_zero_point) {
+  std::vector<uint8_t> a(static_cast<size_t>(count));
+  const int32_t zero = a_zero + (a_signed ? 128 : 0);  // as uint8
+  for (uint8_t& v : a) {
+    const bool outlier = !near_zero_point || random_int(rng, 0, 49) == 0;
+    const auto u = outlier ? uint8_t(random_int(rng, 0, 255))
+                           : uint8_t(std::clamp<int64_t>(zero + random_int(rng, -64, 64), 0, 255));
+    v = a_signed ? uint8_t(u ^ 0x80) : u;
+  }
+  return a;
+}
+
+// Int8Gemm's int32, float32 and requantized outputs against sums in int64, on random shapes
+// (`large`: split among threads, k in several passes), zero points and weights half of which
+// are ±127.
+void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_zero_point) {
+  const int64_t rows = large ? random_int(rng, 20, 40) : random_int(rng, 1, 40);
+  const int64_t k = large ? random_int(rng, 770, 2200) : random_int(rng, 1, 200);
+  const int64_t n = large ? random_int(rng, 100, 200) : random_int(rng, 1, 70);
+  const bool a_signed = trial % 2 == 1;
+  const int32_t a_zero =
+      a_signed ? int32_t(random_int(rng, -128, 127)) : int32_t(random_int(rng, 0, 255));
+  std::vector<int32_t> b_zero;
+  if (trial % 3 == 1) b_zero = {int32_t(random_int(rng, -128, 127))};
+  if (trial % 3 == 2)
+    for (int64_t j = 0; j < n; ++j) b_zero.push_back(int32_t(random_int(rng, -128, 127)));
+  SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << rows << "×" << k << "×" << n
+                                  << (a_signed ? " int8" : " uint8") << " a_zero " << a_zero);
+  const std::vector<int8_t> b = int8_gemm_weights(rng, k * n);
+  const std::vector<uint8_t> a =
+      int8_gemm_activations(rng, rows * k, a_signed, a_zero, near_zero_point);
+  const Int8Gemm gemm(b.data(), k, n, b_zero);
+  std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(rows, 2) / 8 + 1));
+  const std::vector<int32_t> expected =
+      int8_gemm_expected(a, a_signed, a_zero, b, b_zero, rows, k, n);
+  for (const int threads : {1, 2}) {
+    std::vector<int32_t> c(static_cast<size_t>(rows * n), -1);
+    gemm.multiply(a.data(), a_signed, a_zero, rows, c.data(), nullptr, scratch.data(), threads);
+    ASSERT_EQ(c, expected) << threads << " threads";
+  }
+  // The float32 output: float(sum) · scale (+ bias), rounded at each step.
+  std::vector<float> scale(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
+  for (float& s : scale) s = float(random_int(rng, 1, 1000)) / 7919.0f;
+  for (float& v : bias) v = float(random_int(rng, -500, 500)) / 37.0f;
+  Int8GemmFloatOutput out;
+  out.scale = scale.data();
+  out.scale_per_column = trial % 2 == 0;
+  out.bias = trial % 4 < 2 ? bias.data() : nullptr;
+  std::vector<float> y(static_cast<size_t>(rows * n));
+  gemm.multiply(a.data(), a_signed, a_zero, rows, y.data(), &out, scratch.data(), 2);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    const int64_t j = i % n;
+    volatile float product =
+        float(expected[size_t(i)]) * scale[size_t(out.scale_per_column ? j : 0)];
+    float v = product;
+    if (out.bias) v += bias[size_t(j)];
+    ASSERT_EQ(y[size_t(i)], v) << "element " << i;
+  }
+  // The 8-bit output: the sums (plus an int32 bias) requantized in the registers as
+  // ops::requantize does it, on every pass count and partial panel; the sums buffer between
+  // passes.
+  std::vector<double> multipliers(static_cast<size_t>(n)), int_bias(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    multipliers[size_t(j)] = double(float(random_int(rng, 1, 1000)) / 3.0e6f);
+    int_bias[size_t(j)] = double(random_int(rng, -100000, 100000));
+  }
+  kernels::cpu::Int8Requantization q;
+  q.multiplier = multipliers.data();
+  q.bias = trial % 4 < 2 ? int_bias.data() : nullptr;
+  q.zero_point = trial % 2 ? -7 : 121;
+  q.y_signed = trial % 2 == 1;
+  std::vector<int32_t> sums(static_cast<size_t>(rows * n));
+  for (const int threads : {1, 2}) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(rows * n), 0xAB);
+    gemm.multiply_requantized(a.data(), a_signed, a_zero, rows, q, bytes.data(), sums.data(),
+                              scratch.data(), threads);
+    for (int64_t i = 0; i < rows * n; ++i) {
+      const int64_t j = i % n;
+      const double sum = double(expected[size_t(i)]) + (q.bias ? int_bias[size_t(j)] : 0.0);
+      const float m = float(multipliers[size_t(j)]);
+      const int want = q.y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
+                                  : int(ops::requantize<uint8_t>(sum, m, q.zero_point));
+      const int got = q.y_signed ? int(int8_t(bytes[size_t(i)])) : int(bytes[size_t(i)]);
+      ASSERT_EQ(got, want) << "element " << i << ", " << threads << " threads";
+    }
+  }
+}
+
 TEST(Int8Gemm, EqualsExactSumsOnRandomShapesZeroPointsAndOverflowingWeights) {
   STRATA_NEEDS_INT8_GEMM();
   std::mt19937 rng(71);
+  for (int trial = 0; trial < 60; ++trial) expect_int8_gemm_exact(rng, trial, trial >= 54, false);
+}
+
+// The byte kernel (B without zero points, few of A's values far from its zero point): A's bytes
+// clipped, the residuals added on the last pass.
+TEST(Int8Gemm, ClippedBytesAndSparseResidualsAreExact) {
+  STRATA_NEEDS_INT8_GEMM();
+  std::mt19937 rng(72);
   for (int trial = 0; trial < 60; ++trial) {
-    // The last trials are large enough to be split among threads, and k takes several passes.
-    const bool large = trial >= 54;
-    const int64_t rows = large ? random_int(rng, 20, 40) : random_int(rng, 1, 40);
-    const int64_t k = large ? random_int(rng, 770, 1100) : random_int(rng, 1, 200);
-    const int64_t n = large ? random_int(rng, 100, 200) : random_int(rng, 1, 70);
-    const bool a_signed = trial % 2 == 1;
-    const int32_t a_zero =
-        a_signed ? int32_t(random_int(rng, -128, 127)) : int32_t(random_int(rng, 0, 255));
-    std::vector<int32_t> b_zero;
-    if (trial % 3 == 1) b_zero = {int32_t(random_int(rng, -128, 127))};
-    if (trial % 3 == 2)
-      for (int64_t j = 0; j < n; ++j) b_zero.push_back(int32_t(random_int(rng, -128, 127)));
-    SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << rows << "×" << k << "×" << n
-                                    << (a_signed ? " int8" : " uint8") << " a_zero " << a_zero);
-    const std::vector<int8_t> b = int8_gemm_weights(rng, k * n);
-    std::vector<uint8_t> a(static_cast<size_t>(rows * k));
-    for (uint8_t& v : a) v = uint8_t(random_int(rng, 0, 255));
-    const Int8Gemm gemm(b.data(), k, n, b_zero);
-    std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(rows, 2) / 8 + 1));
-    const std::vector<int32_t> expected =
-        int8_gemm_expected(a, a_signed, a_zero, b, b_zero, rows, k, n);
-    for (const int threads : {1, 2}) {
-      std::vector<int32_t> c(static_cast<size_t>(rows * n), -1);
-      gemm.multiply(a.data(), a_signed, a_zero, rows, c.data(), nullptr, scratch.data(), threads);
-      ASSERT_EQ(c, expected) << threads << " threads";
-    }
-    // The float32 output: float(sum) · scale (+ bias), rounded at each step.
-    std::vector<float> scale(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
-    for (float& s : scale) s = float(random_int(rng, 1, 1000)) / 7919.0f;
-    for (float& v : bias) v = float(random_int(rng, -500, 500)) / 37.0f;
-    Int8GemmFloatOutput out;
-    out.scale = scale.data();
-    out.scale_per_column = trial % 2 == 0;
-    out.bias = trial % 4 < 2 ? bias.data() : nullptr;
-    std::vector<float> y(static_cast<size_t>(rows * n));
-    gemm.multiply(a.data(), a_signed, a_zero, rows, y.data(), &out, scratch.data(), 2);
-    for (int64_t i = 0; i < rows * n; ++i) {
-      const int64_t j = i % n;
-      volatile float product =
-          float(expected[size_t(i)]) * scale[size_t(out.scale_per_column ? j : 0)];
-      float v = product;
-      if (out.bias) v += bias[size_t(j)];
-      ASSERT_EQ(y[size_t(i)], v) << "element " << i;
-    }
-    // The 8-bit output: the sums (plus an int32 bias) requantized in the registers as
-    // ops::requantize does it, on every pass count and partial panel; the sums buffer between
-    // passes.
-    std::vector<double> multipliers(static_cast<size_t>(n)), int_bias(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) {
-      multipliers[size_t(j)] = double(float(random_int(rng, 1, 1000)) / 3.0e6f);
-      int_bias[size_t(j)] = double(random_int(rng, -100000, 100000));
-    }
-    kernels::cpu::Int8Requantization q;
-    q.multiplier = multipliers.data();
-    q.bias = trial % 4 < 2 ? int_bias.data() : nullptr;
-    q.zero_point = trial % 2 ? -7 : 121;
-    q.y_signed = trial % 2 == 1;
-    std::vector<int32_t> sums(static_cast<size_t>(rows * n));
-    for (const int threads : {1, 2}) {
-      std::vector<uint8_t> bytes(static_cast<size_t>(rows * n), 0xAB);
-      gemm.multiply_requantized(a.data(), a_signed, a_zero, rows, q, bytes.data(), sums.data(),
-                                scratch.data(), threads);
-      for (int64_t i = 0; i < rows * n; ++i) {
-        const int64_t j = i % n;
-        const double sum = double(expected[size_t(i)]) + (q.bias ? int_bias[size_t(j)] : 0.0);
-        const float m = float(multipliers[size_t(j)]);
-        const int want = q.y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
-                                    : int(ops::requantize<uint8_t>(sum, m, q.zero_point));
-        const int got = q.y_signed ? int(int8_t(bytes[size_t(i)])) : int(bytes[size_t(i)]);
-        ASSERT_EQ(got, want) << "element " << i << ", " << threads << " threads";
-      }
+    if (trial % 3 != 0) continue;  // B without zero points
+    expect_int8_gemm_exact(rng, trial, trial >= 45, true);
+  }
+}
+
+// The byte kernel's extremes: clipped bytes of 128 times -128 twice (-32768, the least int16) and
+// times 127, residuals of 127 above and below, on both sides of every pair.
+TEST(Int8Gemm, ClippedBytesAtTheirLimitsAreExact) {
+  STRATA_NEEDS_INT8_GEMM();
+  const int64_t k = 64, n = 16, rows = 4;
+  for (const int32_t zero : {0, 64, 128, 191, 255}) {
+    const int32_t low = std::clamp(zero - 64, 0, 127);
+    for (const int8_t w : {int8_t(-128), int8_t(127)}) {
+      const std::vector<int8_t> b(static_cast<size_t>(k * n), w);
+      std::vector<uint8_t> a(static_cast<size_t>(rows * k));
+      for (int64_t i = 0; i < rows * k; ++i)
+        a[size_t(i)] = i % 37 == 0 ? uint8_t(i % 2 ? 255 : 0) : uint8_t(low + (i % 5 ? 128 : 0));
+      const Int8Gemm gemm(b.data(), k, n, {});
+      std::vector<int64_t> scratch(static_cast<size_t>(gemm.scratch_bytes(rows, 1) / 8 + 1));
+      std::vector<int32_t> c(static_cast<size_t>(rows * n));
+      gemm.multiply(a.data(), false, zero, rows, c.data(), nullptr, scratch.data(), 1);
+      EXPECT_EQ(c, int8_gemm_expected(a, false, zero, b, {}, rows, k, n))
+          << "zero point " << zero << ", weights " << int(w);
     }
   }
 }
@@ -218,7 +270,8 @@ TEST(Int8MatMulKernel, EqualsTheReferenceWhereOneDnnWouldSaturate) {
     // With VNNI oneDNN is exact and keeps the products without weight zero points.
     if (kernels::int8_product_problem(b, 1, a_type).empty() && trial % 6 != 5) continue;
     EXPECT_EQ(f.steps[0].kernel, "cpu:int8_gemm:avx2");
-    EXPECT_NE(f.steps[0].reason.find("exact int8 GEMM in 16-bit pairs (vpmaddwd): "),
+    EXPECT_NE(f.steps[0].reason.find(std::string("exact int8 GEMM (") +
+                                     kernels::cpu::kInt8GemmMethod + "): "),
               std::string::npos)
         << f.steps[0].reason;
   }

@@ -183,7 +183,8 @@ Int8ConvQuantization::Int8ConvQuantization(const NodeRequest& r)
 // 4 bytes a pair) in L2 while each panel of weights reads it; 192 KB of Zen 3's 512 KB L2.
 constexpr int64_t kInt8ConvSliceBytes = 192 << 10;
 constexpr int64_t kInt8ConvMaxBlockRows = 384;
-constexpr int64_t kInt8ConvGemmRows = 6;  // the GEMM's block height: blocks are multiples of it
+// The GEMM's block heights (4 and 6 rows): blocks of rows are multiples of both.
+constexpr int64_t kInt8ConvGemmRows = 12;
 
 Verdict int8_conv_supports(const NodeRequest& r) {
   const ops::ConvAttributes* attrs = ops::qlinear_conv_attributes(r.op);
@@ -206,8 +207,8 @@ Verdict int8_conv_supports(const NodeRequest& r) {
       return Verdict::no("oneDNN's int8 convolution is exact for these weights on this CPU");
     inexact = "oneDNN 2.6 takes no weight zero points";
   }
-  return Verdict::yes("exact int8 convolution, im2col and GEMM in 16-bit pairs (vpmaddwd): " +
-                      inexact);
+  return Verdict::yes(
+      fmt::format("exact int8 convolution, im2col and GEMM ({}): {}", kInt8GemmMethod, inexact));
 }
 
 class ExactInt8ConvKernel final : public Kernel {

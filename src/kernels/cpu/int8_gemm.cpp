@@ -15,15 +15,31 @@ namespace strata::kernels::cpu {
 namespace {
 
 constexpr int64_t kGemmColumns = 16;  // a panel: two registers of 8 int32 sums
-// 6 rows × 2 registers of sums, 2 weight registers and a broadcast: 15 of AVX2's 16 registers.
-constexpr int kGemmRows = 6;
-// k-pairs per pass over the columns: a panel's slice (16 KB) stays in L1 while every row block
-// reads it, A's slice (rows × 1 KB) in L2 while every panel reads it. Up to kGemmOnePass pairs
-// (BERT's k = 768) run in one pass: storing and reloading the sums cost more than the slice
-// outgrowing L1 a little (measured on Zen 3).
-constexpr int64_t kGemmPairs = 256, kGemmOnePass = 384;
+// Rows of a block. The int16 kernel: 6 rows × 2 registers of sums, 2 weight registers and a
+// broadcast, 15 of AVX2's 16 registers. The byte kernel needs two more (a product and the ones),
+// so it takes 4 rows (6 spilled a sum: 4 rows ran 1.2-1.6× faster on Zen 3).
+constexpr int kGemmRows = 6, kGemmByteRows = 4;
+// Steps of k (pairs for the int16 kernel, quads for the byte kernel: 64 bytes of a panel each) per
+// pass over the columns: a panel's slice (16 KB) stays in L1 while every row block reads it, A's
+// slice (rows × 1 KB) in L2 while every panel reads it. Up to kGemmOnePass steps run in one pass:
+// storing and reloading the sums cost more than the slice outgrowing L1 a little (measured on
+// Zen 3 with BERT's k = 768 in pairs).
+constexpr int64_t kGemmSteps = 256, kGemmOnePass = 384;
+// The byte kernel leaves A to the int16 kernel when more than one quad of k in this many has
+// residuals: each costs two steps of the byte kernel's, which runs at most 4/3 as fast.
+constexpr int64_t kGemmDenseResiduals = 8;
+// Below this k the int16 kernel takes B without zero points too: clipping A's rows costs more than
+// the byte kernel saves (k = 16, 24 and 32 ran 5-15% slower in the byte kernel on Zen 3).
+constexpr int64_t kGemmClipMinK = 64;
 // Below this many multiply-adds a product runs on one thread (waking others costs more).
 constexpr double kGemmShareMacs = double(1 << 21);
+
+// A quad of k where a row of A leaves residuals (int8_gemm_split): 4 bytes above the clipped
+// range and 4 below, each 0..127.
+struct Int8Residual {
+  int32_t quad;
+  uint32_t above, below;
+};
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -104,6 +120,13 @@ STRATA_INT8_GEMM_INLINE void int8_gemm_store8(void* y, __m128i bytes, int64_t co
   }
 }
 
+// A panel's 16 columns' requantization values (int8_requantize_columns, 8 each), of which the
+// first `columns` are real.
+STRATA_INT8_GEMM void int8_requantize_panel(const Int8Requantization& q, int64_t column,
+                                            int64_t columns, Int8RequantizeColumns* out) {
+  for (int h = 0; h < 2; ++h) out[h] = int8_requantize_columns(q, column + 8 * h, columns - 8 * h);
+}
+
 // Where a block's sums go at the end of a pass; pointers at the block's first row and column.
 struct Int8BlockOut {
   void* out;  // int32 sums; float32 on the last pass of a float output (in the same bytes)
@@ -116,7 +139,8 @@ struct Int8BlockOut {
   const float* bias;
   // The last pass of an 8-bit output: requantized into y (ldy bytes a row) from the registers.
   const Int8Requantization* requantize;
-  int64_t column;  // the block's first column, for the requantization's per-column values
+  // Its per-column values for the block's 16 columns (8 each), set up once per panel.
+  const Int8RequantizeColumns* requantize_columns;
   uint8_t* y;
   int64_t ldy;
 };
@@ -129,7 +153,7 @@ __attribute__((noinline)) STRATA_INT8_GEMM void int8_gemm_requantize_block(const
   for (int h = 0; h < 2; ++h) {
     const int64_t left = o.columns - 8 * h;
     if (left <= 0) break;
-    const Int8RequantizeColumns c = int8_requantize_columns(*o.requantize, o.column + 8 * h, left);
+    const Int8RequantizeColumns& c = o.requantize_columns[h];
     for (int r = 0; r < rows; ++r) {
       const __m256i sums =
           _mm256_load_si256(reinterpret_cast<const __m256i*>(staged + r * kGemmColumns + 8 * h));
@@ -139,35 +163,34 @@ __attribute__((noinline)) STRATA_INT8_GEMM void int8_gemm_requantize_block(const
   }
 }
 
-// ROWS rows × 16 columns over `pairs` k-pairs: every pair of A's (a broadcast int32 holding two
-// int16) times 8 columns' pairs of B gives 8 exact int32 pair sums (vpmaddwd).
+// A block's sums at the start of its pass: the sums of the earlier passes, else `start` (16
+// values: the byte kernel's (c − a_zero)·Σ_k B[k, j] term), else 0.
 template <int ROWS>
-STRATA_INT8_GEMM void int8_gemm_block(const int16_t* a, int64_t lda, const int16_t* panel,
-                                      int64_t pairs, const Int8BlockOut& o) {
+STRATA_INT8_GEMM_INLINE void int8_gemm_start(__m256i (&acc)[ROWS][2], const Int8BlockOut& o,
+                                             const int32_t* start) {
   const bool full = o.columns == kGemmColumns;
   const __m256i mask[2] = {int8_gemm_lanes(o.columns), int8_gemm_lanes(o.columns - 8)};
-  int32_t* c = static_cast<int32_t*>(o.out);
-  __m256i acc[ROWS][2];
+  const int32_t* c = static_cast<const int32_t*>(o.out);
+  for (int h = 0; h < 2; ++h) {
+    const __m256i first = start
+                              ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(start + 8 * h))
+                              : _mm256_setzero_si256();
 #pragma GCC unroll 6
-  for (int r = 0; r < ROWS; ++r)
-    for (int h = 0; h < 2; ++h) {
-      int32_t* at = c + r * o.ld + 8 * h;
-      acc[r][h] = !o.accumulate ? _mm256_setzero_si256()
+    for (int r = 0; r < ROWS; ++r) {
+      const int32_t* at = c + r * o.ld + 8 * h;
+      acc[r][h] = !o.accumulate ? first
                   : full        ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
                                 : _mm256_maskload_epi32(at, mask[h]);
     }
-  for (int64_t j = 0; j < pairs; ++j) {
-    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j));
-    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j + 16));
-#pragma GCC unroll 6
-    for (int r = 0; r < ROWS; ++r) {
-      int32_t two;
-      std::memcpy(&two, a + r * lda + 2 * j, sizeof(two));
-      const __m256i x = _mm256_set1_epi32(two);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-    }
   }
+}
+
+// A block's sums at the end of its pass: stored, converted to float32 or requantized (o).
+template <int ROWS>
+STRATA_INT8_GEMM_INLINE void int8_gemm_finish(__m256i (&acc)[ROWS][2], const Int8BlockOut& o) {
+  const bool full = o.columns == kGemmColumns;
+  const __m256i mask[2] = {int8_gemm_lanes(o.columns), int8_gemm_lanes(o.columns - 8)};
+  int32_t* c = static_cast<int32_t*>(o.out);
   if (o.requantize) {
     // Through L1 to a function of its own: inlined here, the requantization's registers made the
     // compiler spill the sums inside the loop above (resnet50_qdq 75 → 115 ms).
@@ -215,26 +238,135 @@ STRATA_INT8_GEMM void int8_gemm_block(const int16_t* a, int64_t lda, const int16
     }
 }
 
-using Int8GemmBlock = void (*)(const int16_t*, int64_t, const int16_t*, int64_t,
-                               const Int8BlockOut&);
+// The int16 kernel (B with zero points): ROWS rows × 16 columns over `pairs` k-pairs, every pair
+// of A's (a broadcast int32 holding two int16) times 8 columns' pairs of B giving 8 exact int32
+// pair sums (vpmaddwd).
+template <int ROWS>
+STRATA_INT8_GEMM void int8_gemm_block_pairs(const int16_t* a, int64_t lda, const int16_t* panel,
+                                            int64_t pairs, const Int8BlockOut& o) {
+  __m256i acc[ROWS][2];
+  int8_gemm_start<ROWS>(acc, o, nullptr);
+  for (int64_t j = 0; j < pairs; ++j) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j + 16));
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r) {
+      int32_t two;
+      std::memcpy(&two, a + r * lda + 2 * j, sizeof(two));
+      const __m256i x = _mm256_set1_epi32(two);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+    }
+  }
+  int8_gemm_finish<ROWS>(acc, o);
+}
 
-Int8GemmBlock int8_gemm_block_for(int64_t rows) {
+// 8 columns' sums of 4 products each, from 4 bytes of A (broadcast) and a register of B's
+// [8 columns][4 k]: pairs of u8 × s8 summed in 16 bits (vpmaddubsw, exact for A's bytes ≤ 128),
+// then the two pairs in 32 bits (vpmaddwd by ones).
+STRATA_INT8_GEMM_INLINE __m256i int8_gemm_quad(__m256i x, __m256i w, __m256i ones) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones);
+}
+
+// The rows' residuals (Int8ByteRows) for the last pass of a block of the byte kernel.
+struct Int8BlockResiduals {
+  const Int8Residual* entries = nullptr;  // the block's first row's
+  const int32_t* counts = nullptr;
+  int64_t stride = 0;             // entries per row
+  const int8_t* panel = nullptr;  // the whole panel (every quad of k)
+};
+
+// The byte kernel (B without zero points): ROWS rows × 16 columns over `quads` quads of k, A's
+// bytes clipped to 0..128 (Int8ByteRows) so that no pair of products saturates 16 bits; then, on
+// the last pass, the rows' sparse residuals (the clipped-off parts, each 1..127 above or below)
+// times their quads of B, with the same instructions.
+template <int ROWS>
+STRATA_INT8_GEMM void int8_gemm_block_bytes(const uint8_t* a, int64_t lda, const int8_t* panel,
+                                            int64_t quads, const int32_t* start,
+                                            const Int8BlockResiduals* residuals,
+                                            const Int8BlockOut& o) {
+  __m256i acc[ROWS][2];
+  int8_gemm_start<ROWS>(acc, o, start);
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t j = 0; j < quads; ++j) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j + 32));
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r) {
+      int32_t four;
+      std::memcpy(&four, a + r * lda + 4 * j, sizeof(four));
+      const __m256i x = _mm256_set1_epi32(four);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], int8_gemm_quad(x, w0, ones));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
+    }
+  }
+  if (residuals) {
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r) {
+      const Int8Residual* e = residuals->entries + r * residuals->stride;
+      for (int32_t i = 0, count = residuals->counts[r]; i < count; ++i) {
+        const int8_t* w = residuals->panel + 64 * int64_t(e[i].quad);
+        const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+        const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+        // One part is often 0 (always `below` when A's zero point is 0): skipped.
+        if (e[i].above) {
+          const __m256i x = _mm256_set1_epi32(int32_t(e[i].above));
+          acc[r][0] = _mm256_add_epi32(acc[r][0], int8_gemm_quad(x, w0, ones));
+          acc[r][1] = _mm256_add_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
+        }
+        if (e[i].below) {
+          const __m256i x = _mm256_set1_epi32(int32_t(e[i].below));
+          acc[r][0] = _mm256_sub_epi32(acc[r][0], int8_gemm_quad(x, w0, ones));
+          acc[r][1] = _mm256_sub_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
+        }
+      }
+    }
+  }
+  int8_gemm_finish<ROWS>(acc, o);
+}
+
+using Int8GemmPairsBlock = void (*)(const int16_t*, int64_t, const int16_t*, int64_t,
+                                    const Int8BlockOut&);
+using Int8GemmBytesBlock = void (*)(const uint8_t*, int64_t, const int8_t*, int64_t, const int32_t*,
+                                    const Int8BlockResiduals*, const Int8BlockOut&);
+
+Int8GemmPairsBlock int8_gemm_pairs_block_for(int64_t rows) {
   switch (rows) {
-    case 1: return &int8_gemm_block<1>;
-    case 2: return &int8_gemm_block<2>;
-    case 3: return &int8_gemm_block<3>;
-    case 4: return &int8_gemm_block<4>;
-    case 5: return &int8_gemm_block<5>;
-    default: return &int8_gemm_block<6>;
+    case 1: return &int8_gemm_block_pairs<1>;
+    case 2: return &int8_gemm_block_pairs<2>;
+    case 3: return &int8_gemm_block_pairs<3>;
+    case 4: return &int8_gemm_block_pairs<4>;
+    case 5: return &int8_gemm_block_pairs<5>;
+    default: return &int8_gemm_block_pairs<6>;
   }
 }
 
-// A pass's slice of an int8 panel as int16 (`pairs` pairs of 16 columns).
-STRATA_INT8_GEMM void int8_gemm_widen_panel(const int8_t* panel, int64_t pairs, int16_t* dst) {
-  for (int64_t i = 0; i < pairs * kGemmColumns * 2; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_cvtepi8_epi16(v));
+Int8GemmBytesBlock int8_gemm_bytes_block_for(int64_t rows) {
+  switch (rows) {
+    case 1: return &int8_gemm_block_bytes<1>;
+    case 2: return &int8_gemm_block_bytes<2>;
+    case 3: return &int8_gemm_block_bytes<3>;
+    default: return &int8_gemm_block_bytes<4>;
   }
+}
+
+// A pass's slice of a byte panel ([quads][16 columns][4] int8) as int16 pairs ([2·quads][16][2]),
+// for the int16 kernel.
+STRATA_INT8_GEMM void int8_gemm_widen_quads(const int8_t* panel, int64_t quads, int16_t* dst) {
+  // In each 128-bit lane (4 columns × 4 k): the columns' k 0-1, then their k 2-3.
+  const __m256i pairs = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
+                                         4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  for (int64_t q = 0; q < quads; ++q)
+    for (int h = 0; h < 2; ++h) {
+      const __m256i v =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * q + 32 * h));
+      // Columns 8h .. 8h + 7: k 0-1 in the low half, k 2-3 in the high half.
+      const __m256i s = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, pairs), 0xD8);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (2 * q * 16 + 8 * h) * 2),
+                          _mm256_cvtepi8_epi16(_mm256_castsi256_si128(s)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + ((2 * q + 1) * 16 + 8 * h) * 2),
+                          _mm256_cvtepi8_epi16(_mm256_extracti128_si256(s, 1)));
+    }
 }
 
 // One row of A less its zero point as int16 (exact: both are 8-bit), zeros up to `width`.
@@ -250,6 +382,47 @@ STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16
   }
   for (; i < k; ++i) dst[i] = int16_t(int32_t(a[i]) - zero);
   for (; i < width; ++i) dst[i] = 0;
+}
+
+// One row of A for the byte kernel. u, A's byte as uint8 (int8 + 128), less `low` is split into
+// min(max(u − low, 0), 128), stored in dst (zeros up to `width`, a multiple of 32), and the parts
+// past 0..128 (1..127 below 0 or above 128), listed per quad of k where either is not zero.
+// Returns the entries written (at most width / 4).
+STRATA_INT8_GEMM int32_t int8_gemm_split(const uint8_t* a, int64_t k, bool a_signed, uint8_t low,
+                                         uint8_t* dst, int64_t width, Int8Residual* residuals) {
+  const uint8_t flip_byte = a_signed ? 0x80 : 0;
+  const __m256i flip = _mm256_set1_epi8(char(flip_byte));
+  const __m256i bottom = _mm256_set1_epi8(char(low)), top = _mm256_set1_epi8(char(low + 128));
+  const __m256i cap = _mm256_set1_epi8(char(128)), zero = _mm256_setzero_si256();
+  int32_t count = 0;
+  alignas(32) uint32_t above[8], below[8];
+  for (int64_t i = 0; i < width; i += 32) {
+    __m256i u;
+    if (i + 32 <= k) {
+      u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+    } else {
+      // Past k: bytes that become `low`, which add nothing and leave no residual. (Byte by byte:
+      // memset and memcpy calls here cost more than the GEMM when k is 16 or 27.)
+      alignas(32) uint8_t tail[32];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tail), _mm256_set1_epi8(char(low ^ flip_byte)));
+      for (int64_t j = i; j < k; ++j) tail[j - i] = a[j];
+      u = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
+    }
+    u = _mm256_xor_si256(u, flip);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_min_epu8(_mm256_subs_epu8(u, bottom), cap));
+    const __m256i up = _mm256_subs_epu8(u, top), down = _mm256_subs_epu8(bottom, u);
+    const __m256i empty = _mm256_cmpeq_epi32(_mm256_or_si256(up, down), zero);
+    unsigned quads = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(empty))) & 0xFFu;
+    if (!quads) continue;
+    _mm256_store_si256(reinterpret_cast<__m256i*>(above), up);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(below), down);
+    for (; quads; quads &= quads - 1) {
+      const int q = __builtin_ctz(quads);
+      residuals[count++] = Int8Residual{int32_t(i / 4 + q), above[q], below[q]};
+    }
+  }
+  return count;
 }
 
 // One row of n sums requantized, 8 at a time (the last 1..7 masked).
@@ -280,42 +453,72 @@ void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Req
 }
 
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
-    : k_(k), n_(n), pairs_((k + 1) / 2) {
+    : k_(k), n_(n) {
   const int64_t panels = (n + kGemmColumns - 1) / kGemmColumns;
-  const size_t size = size_t(panels * pairs_ * kGemmColumns * 2);
   const bool zero_points = std::any_of(b_zero.begin(), b_zero.end(), [](int32_t z) { return z; });
-  if (zero_points)
-    wide_.assign(size, 0);
-  else
-    narrow_.assign(size, 0);
+  if (zero_points) {
+    steps_ = (k + 1) / 2;
+    wide_.assign(size_t(panels * steps_ * kGemmColumns * 2), 0);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        wide_[size_t(((j / kGemmColumns * steps_ + i / 2) * kGemmColumns + j % kGemmColumns) * 2 +
+                     i % 2)] =
+            int16_t(int32_t(b[i * n + j]) - b_zero[b_zero.size() == 1 ? 0 : size_t(j)]);
+    return;
+  }
+  steps_ = (k + 3) / 4;
+  bytes_.assign(size_t(panels * steps_ * kGemmColumns * 4), 0);
+  column_sums_.assign(size_t(panels * kGemmColumns), 0);
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      const size_t at = size_t(
-          ((j / kGemmColumns * pairs_ + i / 2) * kGemmColumns + j % kGemmColumns) * 2 + i % 2);
-      if (zero_points)
-        wide_[at] = int16_t(int32_t(b[i * n + j]) - b_zero[b_zero.size() == 1 ? 0 : size_t(j)]);
-      else
-        narrow_[at] = b[i * n + j];
+      bytes_[size_t(((j / kGemmColumns * steps_ + i / 4) * kGemmColumns + j % kGemmColumns) * 4 +
+                    i % 4)] = b[i * n + j];
+      column_sums_[size_t(j)] += b[i * n + j];
     }
 }
 
 namespace {
 
-// int16 per row of widened A: 2·pairs rounded up to 32 bytes.
-int64_t int8_gemm_lda(int64_t pairs) {
-  return (2 * pairs + 15) / 16 * 16;
+// Bytes per row of A as the kernels read it (4 per step: a quad of clipped bytes or a pair of
+// int16), in 32-byte rows.
+int64_t int8_gemm_lda_bytes(int64_t steps) {
+  return (4 * steps + 31) / 32 * 32;
 }
 
-// int16 of one thread's widened panel slice.
-int64_t int8_gemm_slice(int64_t pairs) {
-  return (pairs <= kGemmOnePass ? pairs : kGemmPairs) * kGemmColumns * 2;
+// Steps per pass over the columns for `steps` steps of k, a multiple of `multiple`.
+int64_t int8_gemm_per_pass(int64_t steps, int64_t multiple) {
+  const int64_t passes = steps <= kGemmOnePass ? 1 : (steps + kGemmSteps - 1) / kGemmSteps;
+  const int64_t per_pass = (steps + passes - 1) / passes;
+  return std::max<int64_t>(multiple, (per_pass + multiple - 1) / multiple * multiple);
+}
+
+// Where multiply()'s scratch holds each part, for `rows` rows on up to `threads` threads. The
+// byte kernel's: A's clipped bytes, the residuals (room for A as int16 pairs too, which replace
+// them when they are dense), their counts, and each thread's panel slice widened to int16.
+struct Int8GemmScratch {
+  int64_t residuals_at = 0, counts_at = 0, slices_at = 0, slice = 0, bytes = 0;
+};
+Int8GemmScratch int8_gemm_scratch(int64_t rows, int64_t steps, bool byte_kernel, int threads) {
+  Int8GemmScratch s;
+  const int64_t lda = int8_gemm_lda_bytes(steps);
+  const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
+  if (!byte_kernel) {
+    s.bytes = rows * lda;
+    return s;
+  }
+  static_assert(sizeof(Int8Residual) >= 8, "A as int16 pairs takes 8 bytes a quad");
+  s.residuals_at = aligned(rows * lda);
+  s.counts_at = s.residuals_at + rows * lda / 4 * int64_t(sizeof(Int8Residual));
+  s.slices_at = aligned(s.counts_at + rows * int64_t(sizeof(int32_t)));
+  s.slice = int8_gemm_per_pass(2 * steps, 2) * kGemmColumns * 2;  // int16
+  s.bytes = s.slices_at + std::max(1, threads) * s.slice * int64_t(sizeof(int16_t));
+  return s;
 }
 
 }  // namespace
 
 int64_t Int8Gemm::scratch_bytes(int64_t rows, int threads) const {
-  const int64_t slices = narrow_.empty() ? 0 : std::max(1, threads) * int8_gemm_slice(pairs_);
-  return (rows * int8_gemm_lda(pairs_) + slices) * int64_t(sizeof(int16_t));
+  return int8_gemm_scratch(rows, steps_, !bytes_.empty(), threads).bytes;
 }
 
 void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
@@ -333,62 +536,133 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
                              const Int8GemmFloatOutput* float_output,
                              const Int8Requantization* requantization, void* y, void* scratch,
                              int threads) const {
-  const int64_t lda = int8_gemm_lda(pairs_);
-  int16_t* wide = static_cast<int16_t*>(scratch);
+  const bool byte_kernel = !bytes_.empty();
+  const int64_t lda = int8_gemm_lda_bytes(steps_);
+  const Int8GemmScratch layout = int8_gemm_scratch(rows, steps_, byte_kernel, threads);
+  auto* base = static_cast<char*>(scratch);
+  auto* clipped = reinterpret_cast<uint8_t*>(base);
+  auto* residuals = reinterpret_cast<Int8Residual*>(base + layout.residuals_at);
+  auto* counts = reinterpret_cast<int32_t*>(base + layout.counts_at);
+  const int64_t stride = lda / 4;  // residual entries per row: one per quad at most
+  // A as int16 pairs for the int16 kernel: B with zero points (steps_ pairs), or the byte kernel's
+  // fallback (2·steps_ pairs, over the residuals).
+  const int64_t pairs = byte_kernel ? 2 * steps_ : steps_;
+  auto* wide = reinterpret_cast<int16_t*>(byte_kernel ? base + layout.residuals_at : base);
+  const int64_t lda_wide = byte_kernel ? lda : lda / 2;  // int16
+  // The byte kernel's split point: A's bytes as uint8 (zero point `zero`) are clipped to
+  // low .. low + 128 around the zero point, where most of a quantized tensor's values lie, so
+  // that few residuals are left.
+  const int32_t zero = a_zero + (a_signed ? 128 : 0);
+  const auto low = uint8_t(std::clamp(zero - 64, 0, 127));
   const int64_t panels = (n_ + kGemmColumns - 1) / kGemmColumns;
-  const int64_t passes =
-      pairs_ <= kGemmOnePass ? 1 : std::max<int64_t>(1, (pairs_ + kGemmPairs - 1) / kGemmPairs);
-  const int64_t per_pass = std::max<int64_t>(1, (pairs_ + passes - 1) / passes);
   const double macs = double(rows) * double(k_) * double(n_);
   const int team = macs >= kGemmShareMacs
                        ? int(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, panels)))
                        : 1;
+  const auto widen_rows = [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      if (a_signed)
+        int8_gemm_widen(static_cast<const int8_t*>(a) + r * k_, k_, a_zero, wide + r * lda_wide,
+                        2 * pairs);
+      else
+        int8_gemm_widen(static_cast<const uint8_t*>(a) + r * k_, k_, a_zero, wide + r * lda_wide,
+                        2 * pairs);
+    }
+  };
+  // Where panel p's block of sums goes at the end of a pass.
+  const auto block_out = [&](int64_t p, bool first_pass, bool final_pass,
+                             Int8RequantizeColumns* requantize_columns) {
+    const int64_t column = p * kGemmColumns;
+    Int8BlockOut o{};
+    o.ld = n_;
+    o.columns = std::min(kGemmColumns, n_ - column);
+    o.accumulate = !first_pass;
+    o.to_float = final_pass && float_output;
+    if (o.to_float) {
+      o.scale_per_column = float_output->scale_per_column;
+      o.scale = float_output->scale + (o.scale_per_column ? column : 0);
+      o.bias = float_output->bias ? float_output->bias + column : nullptr;
+    }
+    if (final_pass && requantization) {
+      o.requantize = requantization;
+      int8_requantize_panel(*requantization, column, o.columns, requantize_columns);
+      o.requantize_columns = requantize_columns;
+      o.ldy = n_;
+    }
+    return o;
+  };
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), count = omp_get_num_threads();
-    int16_t* slice = wide + rows * lda + t * int8_gemm_slice(pairs_);
-    for (int64_t r = rows * t / count; r < rows * (t + 1) / count; ++r) {
-      if (a_signed)
-        int8_gemm_widen(static_cast<const int8_t*>(a) + r * k_, k_, a_zero, wide + r * lda,
-                        2 * pairs_);
-      else
-        int8_gemm_widen(static_cast<const uint8_t*>(a) + r * k_, k_, a_zero, wide + r * lda,
-                        2 * pairs_);
-    }
+    const int64_t my_first = rows * t / count, my_last = rows * (t + 1) / count;
+    // The byte kernel clips A's rows unless k is short (then splitting them costs more than the
+    // byte kernel saves); dense residuals (A's values far from its zero point, such as random
+    // inputs) would cost more than the int16 kernel. Either way the int16 kernel takes A,
+    // widened, and B's slices per pass.
+    bool clip = byte_kernel && k_ >= kGemmClipMinK;
+    if (clip) {
+      for (int64_t r = my_first; r < my_last; ++r)
+        counts[r] = int8_gemm_split(static_cast<const uint8_t*>(a) + r * k_, k_, a_signed, low,
+                                    clipped + r * lda, lda, residuals + r * stride);
 #pragma omp barrier
+      int64_t residual_quads = 0;
+      for (int64_t r = 0; r < rows; ++r) residual_quads += counts[r];
+      clip = residual_quads * kGemmDenseResiduals <= rows * steps_;
+    }
+    if (!clip) {
+      widen_rows(my_first, my_last);
+#pragma omp barrier
+    }
     // Each thread owns a range of column panels through every pass.
     const int64_t first = panels * t / count, last = panels * (t + 1) / count;
-    for (int64_t j0 = 0; j0 < pairs_; j0 += per_pass) {
-      const int64_t pairs = std::min(per_pass, pairs_ - j0);
-      const bool final_pass = j0 + pairs == pairs_;
-      for (int64_t p = first; p < last; ++p) {
-        const int64_t column = p * kGemmColumns;
-        Int8BlockOut o{};
-        o.ld = n_;
-        o.columns = std::min(kGemmColumns, n_ - column);
-        o.accumulate = j0 > 0;
-        o.to_float = final_pass && float_output;
-        if (o.to_float) {
-          o.scale_per_column = float_output->scale_per_column;
-          o.scale = float_output->scale + (o.scale_per_column ? column : 0);
-          o.bias = float_output->bias ? float_output->bias + column : nullptr;
+    Int8RequantizeColumns requantize_columns[2];
+    if (clip) {
+      const int64_t per_pass = int8_gemm_per_pass(steps_, 1);
+      alignas(32) int32_t start[kGemmColumns];
+      for (int64_t j0 = 0; j0 < steps_; j0 += per_pass) {
+        const int64_t steps = std::min(per_pass, steps_ - j0);
+        const bool final_pass = j0 + steps == steps_;
+        for (int64_t p = first; p < last; ++p) {
+          Int8BlockOut o = block_out(p, j0 == 0, final_pass, requantize_columns);
+          const int64_t column = p * kGemmColumns;
+          for (int64_t i = 0; i < kGemmColumns; ++i)
+            start[i] = (int32_t(low) - zero) * column_sums_[size_t(column + i)];
+          Int8BlockResiduals rest;
+          rest.counts = counts;
+          rest.stride = stride;
+          rest.panel = bytes_.data() + p * steps_ * kGemmColumns * 4;
+          for (int64_t r = 0; r < rows; r += kGemmByteRows) {
+            o.out = static_cast<int32_t*>(out) + r * n_ + column;
+            if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
+            rest.entries = residuals + r * stride;
+            rest.counts = counts + r;
+            int8_gemm_bytes_block_for(std::min<int64_t>(kGemmByteRows, rows - r))(
+                clipped + r * lda + 4 * j0, lda, rest.panel + 4 * j0 * kGemmColumns, steps,
+                j0 == 0 ? start : nullptr, final_pass ? &rest : nullptr, o);
+          }
         }
-        if (final_pass && requantization) {
-          o.requantize = requantization;
-          o.column = column;
-          o.ldy = n_;
-        }
-        const int64_t offset = (p * pairs_ + j0) * kGemmColumns * 2;
-        const int16_t* panel = slice;
-        if (narrow_.empty())
-          panel = wide_.data() + offset;
-        else
-          int8_gemm_widen_panel(narrow_.data() + offset, pairs, slice);
-        for (int64_t r = 0; r < rows; r += kGemmRows) {
-          const int64_t block_rows = std::min<int64_t>(kGemmRows, rows - r);
-          o.out = static_cast<int32_t*>(out) + r * n_ + column;
-          if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
-          int8_gemm_block_for(block_rows)(wide + r * lda + 2 * j0, lda, panel, pairs, o);
+      }
+    } else {
+      const int64_t per_pass = int8_gemm_per_pass(pairs, byte_kernel ? 2 : 1);
+      int16_t* slice = reinterpret_cast<int16_t*>(base + layout.slices_at) + t * layout.slice;
+      for (int64_t j0 = 0; j0 < pairs; j0 += per_pass) {
+        const int64_t steps = std::min(per_pass, pairs - j0);
+        const bool final_pass = j0 + steps == pairs;
+        for (int64_t p = first; p < last; ++p) {
+          Int8BlockOut o = block_out(p, j0 == 0, final_pass, requantize_columns);
+          const int64_t column = p * kGemmColumns;
+          const int16_t* panel = wide_.data() + (p * steps_ + j0) * kGemmColumns * 2;
+          if (byte_kernel) {
+            int8_gemm_widen_quads(bytes_.data() + (p * steps_ + j0 / 2) * kGemmColumns * 4,
+                                  steps / 2, slice);
+            panel = slice;
+          }
+          for (int64_t r = 0; r < rows; r += kGemmRows) {
+            o.out = static_cast<int32_t*>(out) + r * n_ + column;
+            if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
+            int8_gemm_pairs_block_for(std::min<int64_t>(kGemmRows, rows - r))(
+                wide + r * lda_wide + 2 * j0, lda_wide, panel, steps, o);
+          }
         }
       }
     }

@@ -1,8 +1,12 @@
 // An exact 8-bit matrix product for CPUs without VNNI: C = (A − a_zero) · (B − b_zero), A rows × k
 // of uint8 or int8, B k × n of int8 (constant, packed once), C of int32. oneDNN's and ONNX
-// Runtime's AVX2 kernels sum pairs of u8 × s8 products in 16 bits with saturation (vpmaddubsw);
-// here both operands are widened to int16 first and pairs of products are summed in 32 bits
-// (vpmaddwd), which is exact for any 8-bit values and zero points. AVX2 only (a CPU with VNNI is
+// Runtime's AVX2 kernels sum pairs of u8 × s8 products in 16 bits with saturation (vpmaddubsw),
+// wrong where two products of a pair together pass ±32767. Here, for B without zero points, A's
+// bytes are clipped to a range of 129 values around A's zero point (0..128 after a shift), where
+// no pair can saturate, and vpmaddubsw runs at full speed; the few values outside the range leave
+// sparse residuals (1..127 each) that are multiplied the same way on the last pass, and a
+// per-column term restores the shift: exact for any values. B with zero points (9-bit B − b_zero)
+// is widened to int16 with A and summed in 32-bit pairs (vpmaddwd). AVX2 only (a CPU with VNNI is
 // exact in oneDNN already).
 #pragma once
 
@@ -42,7 +46,10 @@ class Int8Gemm {
 
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  int64_t packed_bytes() const { return int64_t(narrow_.size() + wide_.size() * sizeof(int16_t)); }
+  int64_t packed_bytes() const {
+    return int64_t(bytes_.size() + column_sums_.size() * sizeof(int32_t) +
+                   wide_.size() * sizeof(int16_t));
+  }
   // Scratch multiply() needs for `rows` rows of A (A widened to int16) on `threads` threads.
   int64_t scratch_bytes(int64_t rows, int threads) const;
 
@@ -65,11 +72,12 @@ class Int8Gemm {
                      int threads) const;
 
   int64_t k_ = 0, n_ = 0;
-  int64_t pairs_ = 0;  // k rounded up to even, halved
-  // Panel p: [pairs][16 columns][2] (zero past k and n). int8, widened a pass's slice at a time
-  // (half the memory traffic: BERT's weights do not fit in the caches); int16 when B has a zero
-  // point, since B − b_zero takes 9 bits.
-  std::vector<int8_t> narrow_;
+  int64_t steps_ = 0;  // quads of k (bytes_), or pairs of k (wide_)
+  // B without zero points, panel p: [quads][16 columns][4] int8 (zero past k and n), and each
+  // column's sum (16 per panel).
+  std::vector<int8_t> bytes_;
+  std::vector<int32_t> column_sums_;
+  // B with zero points, panel p: [pairs][16 columns][2] of B − b_zero (9 bits) as int16.
   std::vector<int16_t> wide_;
 };
 
@@ -77,6 +85,11 @@ class Int8Gemm {
 // requantization Int8Gemm::multiply_requantized applies in its registers, for sums made elsewhere.
 void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
                      void* y);
+
+// How Int8Gemm multiplies, for the kernels' reasons (docs/quantization.md has the details).
+inline constexpr const char* kInt8GemmMethod =
+    "vpmaddubsw on A's bytes clipped around its zero point, then its few residuals; 16-bit pairs "
+    "(vpmaddwd) where clipping cannot pay";
 
 // Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).
 bool int8_gemm_available();

@@ -50,7 +50,7 @@ Verdict int8_matmul_supports(const NodeRequest& r) {
   if (inexact.empty() && b_zero) inexact = "oneDNN 2.6 takes no weight zero points";
   if (inexact.empty())
     return Verdict::no("oneDNN's int8 matmul is exact for these weights on this CPU");
-  return Verdict::yes("exact int8 GEMM in 16-bit pairs (vpmaddwd): " + inexact);
+  return Verdict::yes(std::string("exact int8 GEMM (") + kInt8GemmMethod + "): " + inexact);
 }
 
 class Int8MatMulKernel final : public Kernel {
