@@ -200,16 +200,23 @@ TEST(ExactInt8Conv, TiesRoundBeforeTheZeroPointIsAdded) {
 
 // The requantization strata's exact int8 kernels share, against ops::requantize (the reference
 // kernels'): sums that land exactly halfway (multipliers 0.5 and 0.25: ties go to even before the
-// zero point is added), that saturate either end, with a bias, on row lengths that leave vector
-// tails. Rounding half away from zero, or adding the zero point first, fails it.
+// zero point is added), that saturate either end (products past ±2^31 too, with zero points at
+// the ends of their types), with a bias, on row lengths that leave vector tails. Rounding half
+// away from zero, or adding the zero point first, fails it.
 TEST(Int8Requantize, EqualsTheReferenceOnTiesSaturationAndTails) {
   STRATA_NEEDS_EXACT_INT8_CONV();
   std::mt19937 rng(133);
   for (const int64_t n : {1, 7, 8, 9, 16, 37}) {
     for (const bool y_signed : {false, true}) {
-      for (const bool with_bias : {false, true}) {
-        SCOPED_TRACE(testing::Message() << n << " columns, " << (y_signed ? "int8" : "uint8")
-                                        << (with_bias ? ", bias" : ""));
+      for (const int with_bias_and_zero : {0, 1, 2, 3}) {
+        const bool with_bias = with_bias_and_zero % 2 == 1;
+        // Odd zero points (a tie rounded after adding them would differ), then the types' ends.
+        const int32_t zero_point = with_bias_and_zero < 2 ? (y_signed ? -3 : 127)
+                                   : with_bias            ? (y_signed ? -128 : 0)
+                                                          : (y_signed ? 127 : 255);
+        SCOPED_TRACE(testing::Message()
+                     << n << " columns, " << (y_signed ? "int8" : "uint8")
+                     << (with_bias ? ", bias" : "") << ", zero point " << zero_point);
         const int64_t rows = 40;
         std::vector<int32_t> sums(static_cast<size_t>(rows * n));
         for (size_t i = 0; i < sums.size(); ++i)
@@ -217,15 +224,15 @@ TEST(Int8Requantize, EqualsTheReferenceOnTiesSaturationAndTails) {
                     : i % 3 == 1 ? int32_t(random_int(rng, -41, 41))    // ties near zero
                                  : int32_t(random_int(rng, -2000000000, 2000000000));  // saturate
         std::vector<double> multipliers(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
-        const float choices[] = {0.5f, 0.25f, 1.0f, 0.0123f, 3.0e-5f};
+        const float choices[] = {0.5f, 0.25f, 1.0f, 0.0123f, 3.0e-5f, 4096.0f};
         for (int64_t j = 0; j < n; ++j) {
-          multipliers[size_t(j)] = double(choices[j % 5]);
+          multipliers[size_t(j)] = double(choices[j % 6]);
           bias[size_t(j)] = double(random_int(rng, -3, 3));
         }
         kernels::cpu::Int8Requantization q;
         q.multiplier = multipliers.data();
         q.bias = with_bias ? bias.data() : nullptr;
-        q.zero_point = y_signed ? -3 : 127;  // odd: a tie rounded after adding it would differ
+        q.zero_point = zero_point;
         q.y_signed = y_signed;
         std::vector<uint8_t> y(sums.size());
         kernels::cpu::int8_requantize(sums.data(), rows, n, q, y.data());

@@ -175,7 +175,7 @@ Int8ConvQuantization::Int8ConvQuantization(const NodeRequest& r)
   requantization.multiplier = multipliers.data();
   requantization.bias = bias.empty() ? nullptr : bias.data();
   const std::vector<double> y_zero = int8_conv_values(r, kInt8ConvYZero);
-  requantization.zero_point = y_zero.empty() ? 0 : y_zero[0];
+  requantization.zero_point = y_zero.empty() ? 0 : int32_t(y_zero[0]);
   requantization.y_signed = r.output(0).dtype == DType::kI8;
 }
 

@@ -84,25 +84,27 @@ STRATA_INT8_GEMM_INLINE Int8RequantizeColumns int8_requantize_columns(const Int8
   return c;
 }
 
-// 8 sums of those columns requantized into the low 8 bytes. Each step is the reference's double
-// operation: an exact int32 → double conversion and bias add (+0 without a bias: exact too), the
-// product, rounding half to even, the zero point, saturation; then packed to bytes.
+// 8 sums of those columns requantized into the low 8 bytes, as the reference computes it in
+// double: an exact int32 → double conversion and bias add (+0 without a bias: exact too), the
+// product, rounding half to even, the zero point, saturation. The rounding is the conversion's
+// (MXCSR's round to nearest even, which nothing here changes); the products are first clamped to
+// ±2^20, far past where any zero point saturates (and within int32); the zero point is added in
+// int32 (exact) and the saturation is the packs'.
 template <class Q>
 STRATA_INT8_GEMM_INLINE __m128i int8_requantize8(__m256i sums, const Int8RequantizeColumns& c,
-                                                 double zero_point) {
-  const __m256d lo = _mm256_set1_pd(double(std::numeric_limits<Q>::lowest()));
-  const __m256d hi = _mm256_set1_pd(double(std::numeric_limits<Q>::max()));
-  const __m256d zero = _mm256_set1_pd(zero_point);
+                                                 int32_t zero_point) {
+  const __m256d limit = _mm256_set1_pd(double(1 << 20)), neg_limit = _mm256_set1_pd(-(1 << 20));
   __m128i quarter[2];
   for (int h = 0; h < 2; ++h) {
     __m256d v = _mm256_cvtepi32_pd(h == 0 ? _mm256_castsi256_si128(sums)
                                           : _mm256_extracti128_si256(sums, 1));
-    v = _mm256_round_pd(_mm256_mul_pd(_mm256_add_pd(v, c.bias[h]), c.multiplier[h]),
-                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zero), lo), hi);
-    quarter[h] = _mm256_cvtpd_epi32(v);  // a whole number within Q: exact
+    v = _mm256_mul_pd(_mm256_add_pd(v, c.bias[h]), c.multiplier[h]);
+    quarter[h] = _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(v, neg_limit), limit));
   }
-  const __m128i words = _mm_packs_epi32(quarter[0], quarter[1]);  // within Q: no saturation
+  const __m256i rounded = _mm256_set_m128i(quarter[1], quarter[0]);
+  const __m256i shifted = _mm256_add_epi32(rounded, _mm256_set1_epi32(zero_point));
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
   if constexpr (std::is_signed_v<Q>)
     return _mm_packs_epi16(words, words);
   else
@@ -387,24 +389,35 @@ STRATA_INT8_GEMM void int8_gemm_widen(const T* a, int64_t k, int32_t zero, int16
 // One row of A for the byte kernel. u, A's byte as uint8 (int8 + 128), less `low` is split into
 // min(max(u − low, 0), 128), stored in dst (zeros up to `width`, a multiple of 32), and the parts
 // past 0..128 (1..127 below 0 or above 128), listed per quad of k where either is not zero.
-// Returns the entries written (at most width / 4).
+// Returns the entries written (at most width / 4). a_end: the end of A (read up to, not past).
 STRATA_INT8_GEMM int32_t int8_gemm_split(const uint8_t* a, int64_t k, bool a_signed, uint8_t low,
-                                         uint8_t* dst, int64_t width, Int8Residual* residuals) {
+                                         uint8_t* dst, int64_t width, Int8Residual* residuals,
+                                         const uint8_t* a_end) {
   const uint8_t flip_byte = a_signed ? 0x80 : 0;
   const __m256i flip = _mm256_set1_epi8(char(flip_byte));
   const __m256i bottom = _mm256_set1_epi8(char(low)), top = _mm256_set1_epi8(char(low + 128));
   const __m256i cap = _mm256_set1_epi8(char(128)), zero = _mm256_setzero_si256();
+  // Past k: bytes that become `low`, which add nothing and leave no residual.
+  const __m256i fill = _mm256_set1_epi8(char(low ^ flip_byte));
+  const __m256i byte_index =
+      _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
   int32_t count = 0;
   alignas(32) uint32_t above[8], below[8];
   for (int64_t i = 0; i < width; i += 32) {
     __m256i u;
     if (i + 32 <= k) {
       u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+    } else if (i >= k) {
+      u = fill;
+    } else if (a + i + 32 <= a_end) {
+      // The next row's bytes (or the end of A's) are read and replaced by the fill.
+      const __m256i inside = _mm256_cmpgt_epi8(_mm256_set1_epi8(char(k - i)), byte_index);
+      u = _mm256_blendv_epi8(fill, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)),
+                             inside);
     } else {
-      // Past k: bytes that become `low`, which add nothing and leave no residual. (Byte by byte:
-      // memset and memcpy calls here cost more than the GEMM when k is 16 or 27.)
       alignas(32) uint8_t tail[32];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(tail), _mm256_set1_epi8(char(low ^ flip_byte)));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tail), fill);
       for (int64_t j = i; j < k; ++j) tail[j - i] = a[j];
       u = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
     }
@@ -425,16 +438,21 @@ STRATA_INT8_GEMM int32_t int8_gemm_split(const uint8_t* a, int64_t k, bool a_sig
   return count;
 }
 
-// One row of n sums requantized, 8 at a time (the last 1..7 masked).
+// rows × n sums requantized, 8 columns at a time (the last 1..7 masked): each group's
+// per-column values loaded once for every row.
 template <class Q>
-STRATA_INT8_GEMM void int8_requantize_row(const int32_t* sums, int64_t n,
-                                          const Int8Requantization& q, Q* y) {
+STRATA_INT8_GEMM void int8_requantize_rows(const int32_t* sums, int64_t rows, int64_t n,
+                                           const Int8Requantization& q, Q* y) {
   for (int64_t j = 0; j < n; j += 8) {
     const int64_t left = std::min<int64_t>(8, n - j);
-    const __m256i v = left == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + j))
-                                : _mm256_maskload_epi32(sums + j, int8_gemm_lanes(left));
-    int8_gemm_store8(
-        y + j, int8_requantize8<Q>(v, int8_requantize_columns(q, j, left), q.zero_point), left);
+    const Int8RequantizeColumns c = int8_requantize_columns(q, j, left);
+    const __m256i mask = int8_gemm_lanes(left);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t* at = sums + r * n + j;
+      const __m256i v = left == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
+                                  : _mm256_maskload_epi32(at, mask);
+      int8_gemm_store8(y + r * n + j, int8_requantize8<Q>(v, c, q.zero_point), left);
+    }
   }
 }
 
@@ -444,12 +462,10 @@ STRATA_INT8_GEMM void int8_requantize_row(const int32_t* sums, int64_t n,
 
 void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
                      void* y) {
-  for (int64_t r = 0; r < rows; ++r) {
-    if (q.y_signed)
-      int8_requantize_row(sums + r * n, n, q, static_cast<int8_t*>(y) + r * n);
-    else
-      int8_requantize_row(sums + r * n, n, q, static_cast<uint8_t*>(y) + r * n);
-  }
+  if (q.y_signed)
+    int8_requantize_rows(sums, rows, n, q, static_cast<int8_t*>(y));
+  else
+    int8_requantize_rows(sums, rows, n, q, static_cast<uint8_t*>(y));
 }
 
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
@@ -603,7 +619,8 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
     if (clip) {
       for (int64_t r = my_first; r < my_last; ++r)
         counts[r] = int8_gemm_split(static_cast<const uint8_t*>(a) + r * k_, k_, a_signed, low,
-                                    clipped + r * lda, lda, residuals + r * stride);
+                                    clipped + r * lda, lda, residuals + r * stride,
+                                    static_cast<const uint8_t*>(a) + rows * k_);
 #pragma omp barrier
       int64_t residual_quads = 0;
       for (int64_t r = 0; r < rows; ++r) residual_quads += counts[r];

@@ -34,7 +34,7 @@ struct Int8GemmFloatOutput {
 struct Int8Requantization {
   const double* multiplier = nullptr;  // n values
   const double* bias = nullptr;        // n values, or nullptr
-  double zero_point = 0;
+  int32_t zero_point = 0;
   bool y_signed = false;  // int8 output, else uint8
 };
 

@@ -84,7 +84,7 @@ class Int8MatMulKernel final : public Kernel {
       if (o_.bias && r.has_input(o_.bias)) bias_ = r.input(o_.bias).value->to_double();
       requantization_.multiplier = multipliers_.data();
       requantization_.bias = bias_.empty() ? nullptr : bias_.data();
-      requantization_.zero_point = r.input(o_.y_zero).value->to_double()[0];
+      requantization_.zero_point = int32_t(r.input(o_.y_zero).value->to_double()[0]);
       requantization_.y_signed = r.output(0).dtype == DType::kI8;
       // The int32 sums between the GEMM's passes, in scratch after the GEMM's own.
       sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
