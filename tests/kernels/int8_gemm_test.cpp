@@ -53,6 +53,17 @@ std::vector<int32_t> int8_gemm_expected(const std::vector<uint8_t>& a, bool a_si
   return c;
 }
 
+// Weights within ±40 but for one in 200, of either sign and past 100 (-128 too): few pairs of
+// one column could saturate, as in BERT's per-tensor weights (the byte kernel's weight fixes).
+std::vector<int8_t> int8_gemm_few_large_weights(std::mt19937& rng, int64_t count) {
+  std::vector<int8_t> w(static_cast<size_t>(count));
+  for (int8_t& v : w)
+    v = random_int(rng, 0, 199) ? int8_t(random_int(rng, -40, 40))
+                                : int8_t(random_int(rng, 0, 1) ? random_int(rng, 100, 127)
+                                                               : random_int(rng, -128, -100));
+  return w;
+}
+
 // A's values as stored (uint8, or int8's bytes): uniform over the type (mostly outside the byte
 // kernel's clipped range: dense residuals, which take the int16 kernel), or within 64 of the zero
 // point but for one in 50 (sparse residuals: the byte kernel).
@@ -72,7 +83,8 @@ std::vector<uint8_t> int8_gemm_activations(std::mt19937& rng, int64_t count, boo
 // Int8Gemm's int32, float32 and requantized outputs against sums in int64, on random shapes
 // (`large`: split among threads, k in several passes), zero points and weights half of which
 // are ±127.
-void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_zero_point) {
+void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_zero_point,
+                            bool few_large_weights = false) {
   const int64_t rows = large ? random_int(rng, 20, 40) : random_int(rng, 1, 40);
   const int64_t k = large ? random_int(rng, 770, 2200) : random_int(rng, 1, 200);
   const int64_t n = large ? random_int(rng, 100, 200) : random_int(rng, 1, 70);
@@ -85,7 +97,8 @@ void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_
     for (int64_t j = 0; j < n; ++j) b_zero.push_back(int32_t(random_int(rng, -128, 127)));
   SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << rows << "×" << k << "×" << n
                                   << (a_signed ? " int8" : " uint8") << " a_zero " << a_zero);
-  const std::vector<int8_t> b = int8_gemm_weights(rng, k * n);
+  const std::vector<int8_t> b =
+      few_large_weights ? int8_gemm_few_large_weights(rng, k * n) : int8_gemm_weights(rng, k * n);
   const std::vector<uint8_t> a =
       int8_gemm_activations(rng, rows * k, a_signed, a_zero, near_zero_point);
   const Int8Gemm gemm(b.data(), k, n, b_zero);
@@ -159,6 +172,17 @@ TEST(Int8Gemm, ClippedBytesAndSparseResidualsAreExact) {
   for (int trial = 0; trial < 60; ++trial) {
     if (trial % 3 != 0) continue;  // B without zero points
     expect_int8_gemm_exact(rng, trial, trial >= 45, true);
+  }
+}
+
+// The byte kernel on A's whole bytes (B's few pairs that could saturate cut, their excess fixed
+// after): A in place (uint8, k a multiple of 4) or copied, on every pass count.
+TEST(Int8Gemm, WholeBytesWithWeightFixesAreExact) {
+  STRATA_NEEDS_INT8_GEMM();
+  std::mt19937 rng(73);
+  for (int trial = 0; trial < 60; ++trial) {
+    if (trial % 3 != 0) continue;  // B without zero points
+    expect_int8_gemm_exact(rng, trial, trial >= 45, trial % 4 < 2, true);
   }
 }
 

@@ -28,6 +28,9 @@ constexpr int64_t kGemmSteps = 256, kGemmOnePass = 384;
 // The byte kernel leaves A to the int16 kernel when more than one quad of k in this many has
 // residuals: each costs two steps of the byte kernel's, which runs at most 4/3 as fast.
 constexpr int64_t kGemmDenseResiduals = 8;
+// The byte kernel takes A's bytes whole when B's weight fixes number at most one per this many
+// quads of k of each panel.
+constexpr int64_t kGemmFixShare = 32;
 // Below this k the int16 kernel takes B without zero points too: clipping A's rows costs more than
 // the byte kernel saves (k = 16, 24 and 32 ran 5-15% slower in the byte kernel on Zen 3).
 constexpr int64_t kGemmClipMinK = 64;
@@ -272,10 +275,16 @@ STRATA_INT8_GEMM_INLINE __m256i int8_gemm_quad(__m256i x, __m256i w, __m256i one
 
 // The rows' residuals (Int8ByteRows) for the last pass of a block of the byte kernel.
 struct Int8BlockResiduals {
-  const Int8Residual* entries = nullptr;  // the block's first row's
+  const Int8Residual* entries = nullptr;  // the block's first row's (clipped A), or nullptr
   const int32_t* counts = nullptr;
   int64_t stride = 0;             // entries per row
   const int8_t* panel = nullptr;  // the whole panel (every quad of k)
+  // The panel's weight fixes (B's excess past the pairs that could saturate), A's bytes read at
+  // `a` (the block's first row, lda apart).
+  const Int8WeightFix* fixes = nullptr;
+  int64_t fix_count = 0;
+  const uint8_t* a = nullptr;
+  int64_t lda = 0;
 };
 
 // The byte kernel (B without zero points): ROWS rows × 16 columns over `quads` quads of k, A's
@@ -302,7 +311,7 @@ STRATA_INT8_GEMM void int8_gemm_block_bytes(const uint8_t* a, int64_t lda, const
       acc[r][1] = _mm256_add_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
     }
   }
-  if (residuals) {
+  if (residuals && residuals->entries) {
 #pragma GCC unroll 6
     for (int r = 0; r < ROWS; ++r) {
       const Int8Residual* e = residuals->entries + r * residuals->stride;
@@ -322,6 +331,17 @@ STRATA_INT8_GEMM void int8_gemm_block_bytes(const uint8_t* a, int64_t lda, const
           acc[r][1] = _mm256_sub_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
         }
       }
+    }
+  }
+  for (int64_t i = 0; residuals && i < residuals->fix_count; ++i) {
+    const Int8WeightFix& f = residuals->fixes[i];
+    const __m256i e0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(f.excess));
+    const __m256i e1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(f.excess + 8));
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r) {
+      const __m256i x = _mm256_set1_epi32(residuals->a[r * residuals->lda + f.k]);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_mullo_epi32(x, e0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_mullo_epi32(x, e1));
     }
   }
   int8_gemm_finish<ROWS>(acc, o);
@@ -369,6 +389,20 @@ STRATA_INT8_GEMM void int8_gemm_widen_quads(const int8_t* panel, int64_t quads, 
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + ((2 * q + 1) * 16 + 8 * h) * 2),
                           _mm256_cvtepi8_epi16(_mm256_extracti128_si256(s, 1)));
     }
+}
+
+// One row of A as uint8 (int8 + 128) for the byte kernel with whole bytes, zeros up to `width`
+// (a multiple of 32).
+STRATA_INT8_GEMM void int8_gemm_copy(const uint8_t* a, int64_t k, bool a_signed, uint8_t* dst,
+                                     int64_t width) {
+  const __m256i flip = _mm256_set1_epi8(char(a_signed ? 0x80 : 0));
+  int64_t i = 0;
+  for (; i + 32 <= k; i += 32)
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(dst + i),
+        _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)), flip));
+  for (; i < k; ++i) dst[i] = uint8_t(a[i] ^ (a_signed ? 0x80 : 0));
+  for (; i < width; ++i) dst[i] = 0;
 }
 
 // One row of A less its zero point as int16 (exact: both are 8-bit), zeros up to `width`.
@@ -485,10 +519,51 @@ Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int3
   steps_ = (k + 3) / 4;
   bytes_.assign(size_t(panels * steps_ * kGemmColumns * 4), 0);
   column_sums_.assign(size_t(panels * kGemmColumns), 0);
+  // B's pairs (k 2i and 2i + 1 of a column) that could saturate with A's full bytes: one sign
+  // and |w0| + |w1| past 128. Where they are few (BERT's per-tensor weights: 0.04%), A's bytes
+  // are taken whole and the larger weight of each such pair is cut to 128 − |the other|, its
+  // excess fixed after (Int8WeightFix).
+  std::vector<int8_t> kept(b, b + k * n);
+  std::vector<std::pair<int64_t, int64_t>> cut;  // (k, column) of each weight cut
+  for (int64_t i = 0; i < k; i += 2)
+    for (int64_t j = 0; j < n; ++j) {
+      const int w0 = b[i * n + j], w1 = i + 1 < k ? b[(i + 1) * n + j] : 0;
+      if (!((w0 > 0 && w1 > 0) || (w0 < 0 && w1 < 0)) || std::abs(w0) + std::abs(w1) <= 128)
+        continue;
+      const int64_t larger = std::abs(w0) >= std::abs(w1) ? i : i + 1;
+      const int other = larger == i ? w1 : w0;
+      const int keep = (128 - std::abs(other)) * (other > 0 ? 1 : -1);
+      kept[size_t(larger * n + j)] = int8_t(keep);
+      cut.emplace_back(larger, j);
+    }
+  std::sort(cut.begin(), cut.end(), [](const auto& x, const auto& y) {
+    return x.second / kGemmColumns != y.second / kGemmColumns
+               ? x.second / kGemmColumns < y.second / kGemmColumns
+               : x.first < y.first;
+  });
+  fix_at_.assign(size_t(panels + 1), 0);
+  for (size_t c = 0; c < cut.size(); ++c) {
+    const auto [i, j] = cut[c];
+    const int64_t p = j / kGemmColumns;
+    if (c == 0 || cut[c - 1].first != i || cut[c - 1].second / kGemmColumns != p)
+      fixes_.push_back(Int8WeightFix{int32_t(i), {}});
+    fixes_.back().excess[j % kGemmColumns] = int32_t(b[i * n + j]) - kept[size_t(i * n + j)];
+    fix_at_[size_t(p + 1)] = int64_t(fixes_.size());
+  }
+  for (int64_t p = 1; p <= panels; ++p)
+    fix_at_[size_t(p)] = std::max(fix_at_[size_t(p)], fix_at_[size_t(p - 1)]);
+  // Each fix costs about a quad of k of the byte kernel: whole bytes pay while they add at most
+  // one in kGemmFixShare; else A's bytes are clipped (the weights kept whole).
+  weight_fixes_ = int64_t(fixes_.size()) * kGemmFixShare <= panels * steps_;
+  if (!weight_fixes_) {
+    fixes_.clear();
+    fix_at_.clear();
+  }
+  const int8_t* packed = weight_fixes_ ? kept.data() : b;
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j) {
       bytes_[size_t(((j / kGemmColumns * steps_ + i / 4) * kGemmColumns + j % kGemmColumns) * 4 +
-                    i % 4)] = b[i * n + j];
+                    i % 4)] = packed[i * n + j];
       column_sums_[size_t(j)] += b[i * n + j];
     }
 }
@@ -569,7 +644,12 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
   // low .. low + 128 around the zero point, where most of a quantized tensor's values lie, so
   // that few residuals are left.
   const int32_t zero = a_zero + (a_signed ? 128 : 0);
-  const auto low = uint8_t(std::clamp(zero - 64, 0, 127));
+  const auto low = weight_fixes_ ? uint8_t(0) : uint8_t(std::clamp(zero - 64, 0, 127));
+  // The byte kernel's A: whole bytes read in place (uint8, k a multiple of 4), else copied as
+  // uint8; or clipped bytes.
+  const bool in_place = weight_fixes_ && !a_signed && k_ % 4 == 0;
+  const uint8_t* a_bytes = in_place ? static_cast<const uint8_t*>(a) : clipped;
+  const int64_t lda_bytes = in_place ? k_ : lda;
   const int64_t panels = (n_ + kGemmColumns - 1) / kGemmColumns;
   const double macs = double(rows) * double(k_) * double(n_);
   const int team = macs >= kGemmShareMacs
@@ -615,8 +695,14 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
     // byte kernel saves); dense residuals (A's values far from its zero point, such as random
     // inputs) would cost more than the int16 kernel. Either way the int16 kernel takes A,
     // widened, and B's slices per pass.
-    bool clip = byte_kernel && k_ >= kGemmClipMinK;
-    if (clip) {
+    bool clip = byte_kernel && (weight_fixes_ || k_ >= kGemmClipMinK);
+    if (weight_fixes_) {
+      if (!in_place)
+        for (int64_t r = my_first; r < my_last; ++r)
+          int8_gemm_copy(static_cast<const uint8_t*>(a) + r * k_, k_, a_signed, clipped + r * lda,
+                         lda);
+#pragma omp barrier
+    } else if (clip) {
       for (int64_t r = my_first; r < my_last; ++r)
         counts[r] = int8_gemm_split(static_cast<const uint8_t*>(a) + r * k_, k_, a_signed, low,
                                     clipped + r * lda, lda, residuals + r * stride,
@@ -645,17 +731,24 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
           for (int64_t i = 0; i < kGemmColumns; ++i)
             start[i] = (int32_t(low) - zero) * column_sums_[size_t(column + i)];
           Int8BlockResiduals rest;
-          rest.counts = counts;
           rest.stride = stride;
           rest.panel = bytes_.data() + p * steps_ * kGemmColumns * 4;
+          if (weight_fixes_) {
+            rest.fixes = fixes_.data() + fix_at_[size_t(p)];
+            rest.fix_count = fix_at_[size_t(p + 1)] - fix_at_[size_t(p)];
+            rest.lda = lda_bytes;
+          }
           for (int64_t r = 0; r < rows; r += kGemmByteRows) {
             o.out = static_cast<int32_t*>(out) + r * n_ + column;
             if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
-            rest.entries = residuals + r * stride;
-            rest.counts = counts + r;
+            if (!weight_fixes_) {
+              rest.entries = residuals + r * stride;
+              rest.counts = counts + r;
+            }
+            rest.a = a_bytes + r * lda_bytes;
             int8_gemm_bytes_block_for(std::min<int64_t>(kGemmByteRows, rows - r))(
-                clipped + r * lda + 4 * j0, lda, rest.panel + 4 * j0 * kGemmColumns, steps,
-                j0 == 0 ? start : nullptr, final_pass ? &rest : nullptr, o);
+                a_bytes + r * lda_bytes + 4 * j0, lda_bytes, rest.panel + 4 * j0 * kGemmColumns,
+                steps, j0 == 0 ? start : nullptr, final_pass ? &rest : nullptr, o);
           }
         }
       }

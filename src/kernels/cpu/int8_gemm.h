@@ -38,6 +38,14 @@ struct Int8Requantization {
   bool y_signed = false;  // int8 output, else uint8
 };
 
+// Where B has a pair of weights that could saturate with A's whole bytes (one sign, |w0| + |w1|
+// past 128): the larger is cut to 128 − |the other| in the packed weights, and the byte kernel
+// adds A's byte at row k times the excess after, for each of a panel's 16 columns (0 elsewhere).
+struct Int8WeightFix {
+  int32_t k;
+  int32_t excess[16];
+};
+
 class Int8Gemm {
  public:
   Int8Gemm() = default;
@@ -48,7 +56,7 @@ class Int8Gemm {
   int64_t n() const { return n_; }
   int64_t packed_bytes() const {
     return int64_t(bytes_.size() + column_sums_.size() * sizeof(int32_t) +
-                   wide_.size() * sizeof(int16_t));
+                   wide_.size() * sizeof(int16_t) + fixes_.size() * sizeof(Int8WeightFix));
   }
   // Scratch multiply() needs for `rows` rows of A (A widened to int16) on `threads` threads.
   int64_t scratch_bytes(int64_t rows, int threads) const;
@@ -77,6 +85,11 @@ class Int8Gemm {
   // column's sum (16 per panel).
   std::vector<int8_t> bytes_;
   std::vector<int32_t> column_sums_;
+  // Whether A's bytes are taken whole (B's few pairs that could saturate fixed after: fixes_,
+  // panel p's from fix_at_[p] to fix_at_[p + 1]), else clipped around A's zero point.
+  bool weight_fixes_ = false;
+  std::vector<Int8WeightFix> fixes_;
+  std::vector<int64_t> fix_at_;
   // B with zero points, panel p: [pairs][16 columns][2] of B − b_zero (9 bits) as int16.
   std::vector<int16_t> wide_;
 };
