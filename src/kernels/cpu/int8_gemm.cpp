@@ -519,45 +519,64 @@ Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int3
   steps_ = (k + 3) / 4;
   bytes_.assign(size_t(panels * steps_ * kGemmColumns * 4), 0);
   column_sums_.assign(size_t(panels * kGemmColumns), 0);
-  // B's pairs (k 2i and 2i + 1 of a column) that could saturate with A's full bytes: one sign
+  // B's pairs (k 2i and 2i + 1 of a column) that could saturate with A's whole bytes: one sign
   // and |w0| + |w1| past 128. Where they are few (BERT's per-tensor weights: 0.04%), A's bytes
   // are taken whole and the larger weight of each such pair is cut to 128 − |the other|, its
-  // excess fixed after (Int8WeightFix).
-  std::vector<int8_t> kept(b, b + k * n);
-  std::vector<std::pair<int64_t, int64_t>> cut;  // (k, column) of each weight cut
-  for (int64_t i = 0; i < k; i += 2)
-    for (int64_t j = 0; j < n; ++j) {
-      const int w0 = b[i * n + j], w1 = i + 1 < k ? b[(i + 1) * n + j] : 0;
-      if (!((w0 > 0 && w1 > 0) || (w0 < 0 && w1 < 0)) || std::abs(w0) + std::abs(w1) <= 128)
-        continue;
-      const int64_t larger = std::abs(w0) >= std::abs(w1) ? i : i + 1;
-      const int other = larger == i ? w1 : w0;
-      const int keep = (128 - std::abs(other)) * (other > 0 ? 1 : -1);
-      kept[size_t(larger * n + j)] = int8_t(keep);
-      cut.emplace_back(larger, j);
+  // excess fixed after (Int8WeightFix, one per panel and row k of B with a cut).
+  std::vector<uint8_t> cut(size_t(panels * kGemmColumns));  // per column: 1 cut w0, 2 cut w1
+  const auto pair_cuts = [&](int64_t i) {
+    const int8_t* r0 = b + i * n;
+    for (int64_t j = 0; j < n; ++j) {  // branch-free: vectorized
+      const int w0 = r0[j], w1 = i + 1 < k ? r0[n + j] : 0;
+      const int a0 = w0 < 0 ? -w0 : w0, a1 = w1 < 0 ? -w1 : w1;
+      const bool saturates = ((w0 > 0 && w1 > 0) | (w0 < 0 && w1 < 0)) & (a0 + a1 > 128);
+      cut[size_t(j)] = uint8_t(saturates ? (a0 >= a1 ? 1 : 2) : 0);
     }
-  std::sort(cut.begin(), cut.end(), [](const auto& x, const auto& y) {
-    return x.second / kGemmColumns != y.second / kGemmColumns
-               ? x.second / kGemmColumns < y.second / kGemmColumns
-               : x.first < y.first;
-  });
-  fix_at_.assign(size_t(panels + 1), 0);
-  for (size_t c = 0; c < cut.size(); ++c) {
-    const auto [i, j] = cut[c];
-    const int64_t p = j / kGemmColumns;
-    if (c == 0 || cut[c - 1].first != i || cut[c - 1].second / kGemmColumns != p)
-      fixes_.push_back(Int8WeightFix{int32_t(i), {}});
-    fixes_.back().excess[j % kGemmColumns] = int32_t(b[i * n + j]) - kept[size_t(i * n + j)];
-    fix_at_[size_t(p + 1)] = int64_t(fixes_.size());
+  };
+  // Counted first: clipped bytes need none of it.
+  int64_t fixes = 0;
+  for (int64_t i = 0; i < k; i += 2) {
+    pair_cuts(i);
+    for (int64_t p = 0; p < panels; ++p) {
+      uint8_t any = 0;
+      for (int64_t c = 0; c < kGemmColumns; ++c) any |= cut[size_t(p * kGemmColumns + c)];
+      fixes += (any & 1) + (any >> 1);
+    }
   }
-  for (int64_t p = 1; p <= panels; ++p)
-    fix_at_[size_t(p)] = std::max(fix_at_[size_t(p)], fix_at_[size_t(p - 1)]);
   // Each fix costs about a quad of k of the byte kernel: whole bytes pay while they add at most
   // one in kGemmFixShare; else A's bytes are clipped (the weights kept whole).
-  weight_fixes_ = int64_t(fixes_.size()) * kGemmFixShare <= panels * steps_;
-  if (!weight_fixes_) {
-    fixes_.clear();
-    fix_at_.clear();
+  weight_fixes_ = fixes * kGemmFixShare <= panels * steps_;
+  std::vector<int8_t> kept;
+  if (weight_fixes_) {
+    kept.assign(b, b + k * n);
+    std::vector<std::vector<Int8WeightFix>> by_panel(static_cast<size_t>(panels));
+    for (int64_t i = 0; i < k; i += 2) {
+      pair_cuts(i);
+      for (int64_t p = 0; p < panels; ++p) {
+        uint8_t panel_cuts = 0;
+        for (int64_t c = 0; c < kGemmColumns; ++c) panel_cuts |= cut[size_t(p * kGemmColumns + c)];
+        for (const uint8_t which : {uint8_t(1), uint8_t(2)}) {
+          if (!(panel_cuts & which)) continue;
+          Int8WeightFix fix{int32_t(i + which - 1), {}};
+          bool any = false;
+          for (int64_t j = p * kGemmColumns; j < std::min(n, (p + 1) * kGemmColumns); ++j) {
+            if (cut[size_t(j)] != which) continue;
+            const int other = b[(which == 1 ? i + 1 : i) * n + j];
+            const int keep = (128 - std::abs(other)) * (other > 0 ? 1 : -1);
+            fix.excess[j % kGemmColumns] = int32_t(b[fix.k * n + j]) - keep;
+            kept[size_t(fix.k * n + j)] = int8_t(keep);
+            any = true;
+          }
+          if (any) by_panel[size_t(p)].push_back(fix);
+        }
+      }
+    }
+    fix_at_.assign(size_t(panels + 1), 0);
+    fixes_.reserve(size_t(fixes));
+    for (int64_t p = 0; p < panels; ++p) {
+      fixes_.insert(fixes_.end(), by_panel[size_t(p)].begin(), by_panel[size_t(p)].end());
+      fix_at_[size_t(p + 1)] = int64_t(fixes_.size());
+    }
   }
   const int8_t* packed = weight_fixes_ ? kept.data() : b;
   for (int64_t i = 0; i < k; ++i)
