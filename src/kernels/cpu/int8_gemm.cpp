@@ -243,26 +243,42 @@ STRATA_INT8_GEMM_INLINE void int8_gemm_finish(__m256i (&acc)[ROWS][2], const Int
     }
 }
 
-// The int16 kernel (B with zero points): ROWS rows × 16 columns over `pairs` k-pairs, every pair
-// of A's (a broadcast int32 holding two int16) times 8 columns' pairs of B giving 8 exact int32
-// pair sums (vpmaddwd).
+// ROWS rows' sums over `steps` steps of k, the kernels' inner loop: each step broadcasts 4 bytes
+// of each row of A (lda bytes apart) and multiplies them with 64 bytes of the panel, two registers
+// of 8 columns, by `multiply` (8 int32 sums of the step's products per register).
+template <int ROWS, class Multiply>
+STRATA_INT8_GEMM_INLINE void int8_gemm_steps(__m256i (&acc)[ROWS][2], const uint8_t* a, int64_t lda,
+                                             const uint8_t* panel, int64_t steps,
+                                             const Multiply& multiply) {
+  for (int64_t j = 0; j < steps; ++j) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j + 32));
+#pragma GCC unroll 6
+    for (int r = 0; r < ROWS; ++r) {
+      int32_t four;
+      std::memcpy(&four, a + r * lda + 4 * j, sizeof(four));
+      const __m256i x = _mm256_set1_epi32(four);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], multiply(x, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], multiply(x, w1));
+    }
+  }
+}
+
+// A pair of A's int16 times 8 columns' pairs of B: 8 exact int32 pair sums (vpmaddwd).
+struct Int8PairStep {
+  STRATA_INT8_GEMM_INLINE __m256i operator()(__m256i x, __m256i w) const {
+    return _mm256_madd_epi16(x, w);
+  }
+};
+
+// The int16 kernel (B with zero points): ROWS rows × 16 columns over `pairs` k-pairs.
 template <int ROWS>
 STRATA_INT8_GEMM void int8_gemm_block_pairs(const int16_t* a, int64_t lda, const int16_t* panel,
                                             int64_t pairs, const Int8BlockOut& o) {
   __m256i acc[ROWS][2];
   int8_gemm_start<ROWS>(acc, o, nullptr);
-  for (int64_t j = 0; j < pairs; ++j) {
-    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j));
-    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * j + 16));
-#pragma GCC unroll 6
-    for (int r = 0; r < ROWS; ++r) {
-      int32_t two;
-      std::memcpy(&two, a + r * lda + 2 * j, sizeof(two));
-      const __m256i x = _mm256_set1_epi32(two);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-    }
-  }
+  int8_gemm_steps<ROWS>(acc, reinterpret_cast<const uint8_t*>(a), lda * 2,
+                        reinterpret_cast<const uint8_t*>(panel), pairs, Int8PairStep{});
   int8_gemm_finish<ROWS>(acc, o);
 }
 
@@ -272,6 +288,14 @@ STRATA_INT8_GEMM void int8_gemm_block_pairs(const int16_t* a, int64_t lda, const
 STRATA_INT8_GEMM_INLINE __m256i int8_gemm_quad(__m256i x, __m256i w, __m256i ones) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones);
 }
+
+// 4 bytes of A times 8 columns' 4 bytes of B (int8_gemm_quad).
+struct Int8QuadStep {
+  __m256i ones;
+  STRATA_INT8_GEMM_INLINE __m256i operator()(__m256i x, __m256i w) const {
+    return int8_gemm_quad(x, w, ones);
+  }
+};
 
 // The rows' residuals (Int8ByteRows) for the last pass of a block of the byte kernel.
 struct Int8BlockResiduals {
@@ -299,18 +323,8 @@ STRATA_INT8_GEMM void int8_gemm_block_bytes(const uint8_t* a, int64_t lda, const
   __m256i acc[ROWS][2];
   int8_gemm_start<ROWS>(acc, o, start);
   const __m256i ones = _mm256_set1_epi16(1);
-  for (int64_t j = 0; j < quads; ++j) {
-    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j));
-    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * j + 32));
-#pragma GCC unroll 6
-    for (int r = 0; r < ROWS; ++r) {
-      int32_t four;
-      std::memcpy(&four, a + r * lda + 4 * j, sizeof(four));
-      const __m256i x = _mm256_set1_epi32(four);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], int8_gemm_quad(x, w0, ones));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], int8_gemm_quad(x, w1, ones));
-    }
-  }
+  int8_gemm_steps<ROWS>(acc, a, lda, reinterpret_cast<const uint8_t*>(panel), quads,
+                        Int8QuadStep{ones});
   if (residuals && residuals->entries) {
 #pragma GCC unroll 6
     for (int r = 0; r < ROWS; ++r) {
@@ -658,7 +672,7 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
   // fallback (2·steps_ pairs, over the residuals).
   const int64_t pairs = byte_kernel ? 2 * steps_ : steps_;
   auto* wide = reinterpret_cast<int16_t*>(byte_kernel ? base + layout.residuals_at : base);
-  const int64_t lda_wide = byte_kernel ? lda : lda / 2;  // int16
+  const int64_t lda_wide = byte_kernel ? (4 * steps_ + 15) / 16 * 16 : lda / 2;  // int16
   // The byte kernel's split point: A's bytes as uint8 (zero point `zero`) are clipped to
   // low .. low + 128 around the zero point, where most of a quantized tensor's values lie, so
   // that few residuals are left.
@@ -738,62 +752,64 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
     // Each thread owns a range of column panels through every pass.
     const int64_t first = panels * t / count, last = panels * (t + 1) / count;
     Int8RequantizeColumns requantize_columns[2];
+    // block(j0, steps, final_pass, p, out) for every pass over `total` steps of k, `per_pass` at
+    // a time, and every panel of this thread's.
+    const auto for_each_pass_and_panel = [&](int64_t total, int64_t per_pass, const auto& block) {
+      for (int64_t j0 = 0; j0 < total; j0 += per_pass) {
+        const int64_t steps = std::min(per_pass, total - j0);
+        const bool final_pass = j0 + steps == total;
+        for (int64_t p = first; p < last; ++p)
+          block(j0, steps, final_pass, p, block_out(p, j0 == 0, final_pass, requantize_columns));
+      }
+    };
     if (clip) {
-      const int64_t per_pass = int8_gemm_per_pass(steps_, 1);
       alignas(32) int32_t start[kGemmColumns];
-      for (int64_t j0 = 0; j0 < steps_; j0 += per_pass) {
-        const int64_t steps = std::min(per_pass, steps_ - j0);
-        const bool final_pass = j0 + steps == steps_;
-        for (int64_t p = first; p < last; ++p) {
-          Int8BlockOut o = block_out(p, j0 == 0, final_pass, requantize_columns);
-          const int64_t column = p * kGemmColumns;
-          for (int64_t i = 0; i < kGemmColumns; ++i)
-            start[i] = (int32_t(low) - zero) * column_sums_[size_t(column + i)];
-          Int8BlockResiduals rest;
-          rest.stride = stride;
-          rest.panel = bytes_.data() + p * steps_ * kGemmColumns * 4;
-          if (weight_fixes_) {
-            rest.fixes = fixes_.data() + fix_at_[size_t(p)];
-            rest.fix_count = fix_at_[size_t(p + 1)] - fix_at_[size_t(p)];
-            rest.lda = lda_bytes;
-          }
-          for (int64_t r = 0; r < rows; r += kGemmByteRows) {
-            o.out = static_cast<int32_t*>(out) + r * n_ + column;
-            if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
-            if (!weight_fixes_) {
-              rest.entries = residuals + r * stride;
-              rest.counts = counts + r;
+      for_each_pass_and_panel(
+          steps_, int8_gemm_per_pass(steps_, 1),
+          [&](int64_t j0, int64_t steps, bool final_pass, int64_t p, Int8BlockOut o) {
+            const int64_t column = p * kGemmColumns;
+            for (int64_t i = 0; i < kGemmColumns; ++i)
+              start[i] = (int32_t(low) - zero) * column_sums_[size_t(column + i)];
+            Int8BlockResiduals rest;
+            rest.stride = stride;
+            rest.panel = bytes_.data() + p * steps_ * kGemmColumns * 4;
+            if (weight_fixes_) {
+              rest.fixes = fixes_.data() + fix_at_[size_t(p)];
+              rest.fix_count = fix_at_[size_t(p + 1)] - fix_at_[size_t(p)];
+              rest.lda = lda_bytes;
             }
-            rest.a = a_bytes + r * lda_bytes;
-            int8_gemm_bytes_block_for(std::min<int64_t>(kGemmByteRows, rows - r))(
-                a_bytes + r * lda_bytes + 4 * j0, lda_bytes, rest.panel + 4 * j0 * kGemmColumns,
-                steps, j0 == 0 ? start : nullptr, final_pass ? &rest : nullptr, o);
-          }
-        }
-      }
+            for (int64_t r = 0; r < rows; r += kGemmByteRows) {
+              o.out = static_cast<int32_t*>(out) + r * n_ + column;
+              if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
+              if (!weight_fixes_) {
+                rest.entries = residuals + r * stride;
+                rest.counts = counts + r;
+              }
+              rest.a = a_bytes + r * lda_bytes;
+              int8_gemm_bytes_block_for(std::min<int64_t>(kGemmByteRows, rows - r))(
+                  a_bytes + r * lda_bytes + 4 * j0, lda_bytes, rest.panel + 4 * j0 * kGemmColumns,
+                  steps, j0 == 0 ? start : nullptr, final_pass ? &rest : nullptr, o);
+            }
+          });
     } else {
-      const int64_t per_pass = int8_gemm_per_pass(pairs, byte_kernel ? 2 : 1);
       int16_t* slice = reinterpret_cast<int16_t*>(base + layout.slices_at) + t * layout.slice;
-      for (int64_t j0 = 0; j0 < pairs; j0 += per_pass) {
-        const int64_t steps = std::min(per_pass, pairs - j0);
-        const bool final_pass = j0 + steps == pairs;
-        for (int64_t p = first; p < last; ++p) {
-          Int8BlockOut o = block_out(p, j0 == 0, final_pass, requantize_columns);
-          const int64_t column = p * kGemmColumns;
-          const int16_t* panel = wide_.data() + (p * steps_ + j0) * kGemmColumns * 2;
-          if (byte_kernel) {
-            int8_gemm_widen_quads(bytes_.data() + (p * steps_ + j0 / 2) * kGemmColumns * 4,
-                                  steps / 2, slice);
-            panel = slice;
-          }
-          for (int64_t r = 0; r < rows; r += kGemmRows) {
-            o.out = static_cast<int32_t*>(out) + r * n_ + column;
-            if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
-            int8_gemm_pairs_block_for(std::min<int64_t>(kGemmRows, rows - r))(
-                wide + r * lda_wide + 2 * j0, lda_wide, panel, steps, o);
-          }
-        }
-      }
+      const int64_t per_pass = int8_gemm_per_pass(pairs, byte_kernel ? 2 : 1);
+      for_each_pass_and_panel(
+          pairs, per_pass, [&](int64_t j0, int64_t steps, bool, int64_t p, Int8BlockOut o) {
+            const int64_t column = p * kGemmColumns;
+            const int16_t* panel = wide_.data() + (p * steps_ + j0) * kGemmColumns * 2;
+            if (byte_kernel) {
+              int8_gemm_widen_quads(bytes_.data() + (p * steps_ + j0 / 2) * kGemmColumns * 4,
+                                    steps / 2, slice);
+              panel = slice;
+            }
+            for (int64_t r = 0; r < rows; r += kGemmRows) {
+              o.out = static_cast<int32_t*>(out) + r * n_ + column;
+              if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
+              int8_gemm_pairs_block_for(std::min<int64_t>(kGemmRows, rows - r))(
+                  wide + r * lda_wide + 2 * j0, lda_wide, panel, steps, o);
+            }
+          });
     }
   }
 }
