@@ -797,12 +797,12 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
       for_each_pass_and_panel(
           pairs, per_pass, [&](int64_t j0, int64_t steps, bool, int64_t p, Int8BlockOut o) {
             const int64_t column = p * kGemmColumns;
-            const int16_t* panel = wide_.data() + (p * steps_ + j0) * kGemmColumns * 2;
-            if (byte_kernel) {
+            const int16_t* panel = slice;
+            if (byte_kernel)
               int8_gemm_widen_quads(bytes_.data() + (p * steps_ + j0 / 2) * kGemmColumns * 4,
                                     steps / 2, slice);
-              panel = slice;
-            }
+            else
+              panel = wide_.data() + (p * steps_ + j0) * kGemmColumns * 2;
             for (int64_t r = 0; r < rows; r += kGemmRows) {
               o.out = static_cast<int32_t*>(out) + r * n_ + column;
               if (o.requantize) o.y = static_cast<uint8_t*>(y) + r * n_ + column;
