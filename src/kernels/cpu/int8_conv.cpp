@@ -286,6 +286,7 @@ class ExactInt8ConvKernel final : public Kernel {
     output_layouts_ = {Layout::kChannelsLast};
     note_ = direct_ ? "1×1: X's rows are the GEMM's"
                     : fmt::format("im2col in blocks of {} rows of {}", block_rows_, k_);
+    note_ += "; " + gemm_.method();
     if (workers_ > 1) note_ += fmt::format("; whole blocks shared among {} threads", workers_);
     if (r.output_needs_plain[0])
       note_ += "; the output is written channels-last and made plain after";

@@ -1,5 +1,6 @@
 #include "kernels/cpu/int8_gemm.h"
 
+#include <fmt/format.h>
 #include <immintrin.h>
 #include <omp.h>
 
@@ -297,7 +298,8 @@ struct Int8QuadStep {
   }
 };
 
-// The rows' residuals (Int8ByteRows) for the last pass of a block of the byte kernel.
+// What the byte kernel adds on a block's last pass: the rows' residuals (int8_gemm_split) where A
+// is clipped, or the panel's weight fixes where A's bytes are whole.
 struct Int8BlockResiduals {
   const Int8Residual* entries = nullptr;  // the block's first row's (clipped A), or nullptr
   const int32_t* counts = nullptr;
@@ -312,9 +314,10 @@ struct Int8BlockResiduals {
 };
 
 // The byte kernel (B without zero points): ROWS rows × 16 columns over `quads` quads of k, A's
-// bytes clipped to 0..128 (Int8ByteRows) so that no pair of products saturates 16 bits; then, on
-// the last pass, the rows' sparse residuals (the clipped-off parts, each 1..127 above or below)
-// times their quads of B, with the same instructions.
+// bytes clipped to 0..128 (int8_gemm_split), or whole against weights cut so that no pair of
+// products saturates 16 bits; then, on the last pass, the rows' sparse residuals (the clipped-off
+// parts, each 1..127 above or below) times their quads of B with the same instructions, or the
+// weight fixes.
 template <int ROWS>
 STRATA_INT8_GEMM void int8_gemm_block_bytes(const uint8_t* a, int64_t lda, const int8_t* panel,
                                             int64_t quads, const int32_t* start,
@@ -812,6 +815,15 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
           });
     }
   }
+}
+
+std::string Int8Gemm::method() const {
+  if (!wide_.empty()) return "16-bit pairs (vpmaddwd): the weights have zero points";
+  if (weight_fixes_)
+    return fmt::format("vpmaddubsw on A's whole bytes, {} weight fixes", fixes_.size());
+  if (k_ < kGemmClipMinK) return fmt::format("16-bit pairs (vpmaddwd): k = {} is short", k_);
+  return "vpmaddubsw on A's bytes clipped around its zero point (16-bit pairs on calls whose "
+         "activations lie far from it: random inputs do)";
 }
 
 bool int8_gemm_available() {

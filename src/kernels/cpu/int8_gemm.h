@@ -1,16 +1,18 @@
 // An exact 8-bit matrix product for CPUs without VNNI: C = (A − a_zero) · (B − b_zero), A rows × k
 // of uint8 or int8, B k × n of int8 (constant, packed once), C of int32. oneDNN's and ONNX
 // Runtime's AVX2 kernels sum pairs of u8 × s8 products in 16 bits with saturation (vpmaddubsw),
-// wrong where two products of a pair together pass ±32767. Here, for B without zero points, A's
-// bytes are clipped to a range of 129 values around A's zero point (0..128 after a shift), where
-// no pair can saturate, and vpmaddubsw runs at full speed; the few values outside the range leave
-// sparse residuals (1..127 each) that are multiplied the same way on the last pass, and a
-// per-column term restores the shift: exact for any values. B with zero points (9-bit B − b_zero)
-// is widened to int16 with A and summed in 32-bit pairs (vpmaddwd). AVX2 only (a CPU with VNNI is
-// exact in oneDNN already).
+// wrong where two products of a pair together pass ±32767. Here vpmaddubsw runs on operands that
+// cannot saturate, for B without zero points: where few of B's pairs could saturate, A's whole
+// bytes against weights cut to fit, each cut's excess added after (Int8WeightFix); elsewhere A's
+// bytes clipped to a range of 129 values around A's zero point (0..128 after a shift), the few
+// values outside leaving sparse residuals (1..127 each) multiplied the same way on the last pass,
+// a per-column term restoring the shift. B with zero points (9-bit B − b_zero), short k, and calls
+// with dense residuals are widened to int16 and summed in 32-bit pairs (vpmaddwd). Exact for any
+// values and zero points. AVX2 only (a CPU with VNNI is exact in oneDNN already).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace strata::kernels::cpu {
@@ -58,8 +60,10 @@ class Int8Gemm {
     return int64_t(bytes_.size() + column_sums_.size() * sizeof(int32_t) +
                    wide_.size() * sizeof(int16_t) + fixes_.size() * sizeof(Int8WeightFix));
   }
-  // Scratch multiply() needs for `rows` rows of A (A widened to int16) on `threads` threads.
+  // Scratch multiply() needs for `rows` rows of A on `threads` threads.
   int64_t scratch_bytes(int64_t rows, int threads) const;
+  // Which way this product multiplies, for the kernels' notes.
+  std::string method() const;
 
   // out[r·n + j] = Σ_i (a[r·k + i] − a_zero) · (B[i, j] − b_zero[j]) for r < rows, as int32
   // (float_output == nullptr), else as float32 after float_output's steps. `threads`: OpenMP
@@ -101,8 +105,9 @@ void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Req
 
 // How Int8Gemm multiplies, for the kernels' reasons (docs/quantization.md has the details).
 inline constexpr const char* kInt8GemmMethod =
-    "vpmaddubsw on A's bytes clipped around its zero point, then its few residuals; 16-bit pairs "
-    "(vpmaddwd) where clipping cannot pay";
+    "vpmaddubsw on operands that cannot saturate: A's whole bytes with B's few risky pairs fixed "
+    "after, or A's bytes clipped around its zero point and its few residuals; 16-bit pairs "
+    "(vpmaddwd) where neither pays";
 
 // Whether this CPU runs Int8Gemm (AVX2; within simd_ceiling()).
 bool int8_gemm_available();

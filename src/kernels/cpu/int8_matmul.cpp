@@ -71,6 +71,7 @@ class Int8MatMulKernel final : public Kernel {
       for (int64_t v : r.input(o_.b_zero).value->to_int64()) b_zero.push_back(int32_t(v));
     gemm_ = Int8Gemm(b.data<int8_t>(), k, n, b_zero);
     packed_bytes_ = gemm_.packed_bytes();
+    note_ = gemm_.method();
     scratch_bytes_ = gemm_.scratch_bytes(rows_, threads_);
     if (o_.to_float) scale_per_column_ = r.input(o_.float_scale).shape.numel().value() != 1;
     if (o_.qlinear) {
