@@ -4,7 +4,7 @@
 // per-channel scales, with and without bias, weights whose pairs of products overflow 16 bits
 // (which oneDNN's kernels saturate without VNNI), blocks of rows shared among threads and k in
 // several passes. And the requantization it shares with cpu_int8_matmul (int8_requantize) against
-// ops::requantize on ties, saturation and vector tails.
+// ops::requantize on ties, saturation and vector tails, in float32 and in double.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -198,52 +198,99 @@ TEST(ExactInt8Conv, TiesRoundBeforeTheZeroPointIsAdded) {
   EXPECT_EQ(f.outputs[0].to_double(), expected);
 }
 
+// Sums x in ±range whose float32 product x · m lands exactly halfway between two integers
+// while the exact product does not: where the float32 path alone would round the wrong way.
+std::vector<int32_t> int8_float_near_ties(float m, int32_t range) {
+  std::vector<int32_t> found;
+  for (int32_t x = -range; x <= range; ++x) {
+    const double exact = double(x) * double(m);
+    const double rounded = double(float(exact));
+    if (rounded != exact && rounded - std::floor(rounded) == 0.5) found.push_back(x);
+  }
+  return found;
+}
+
+// One way of int8_requantize's to test: multipliers per column (cycled), the bound on the sums
+// given to it (the random sums keep within it) and the path it must take with 5 columns or more.
+struct Int8RequantizeWay {
+  const char* name;
+  std::vector<float> multipliers;
+  int32_t max_sum;
+  bool float_path, clamps;
+};
+
 // The requantization strata's exact int8 kernels share, against ops::requantize (the reference
-// kernels'): sums that land exactly halfway (multipliers 0.5 and 0.25: ties go to even before the
-// zero point is added), that saturate either end (products past ±2^31 too, with zero points at
+// kernels'), on each of its ways (float32 with the sums clamped where they saturate, float32
+// unclamped, double; docs/quantization.md): sums that land exactly halfway (multipliers 0.5 and
+// 0.25: ties go to even before the zero point is added), whose float32 products land halfway when
+// the exact ones do not, that saturate either end (products past ±2^31 too, with zero points at
 // the ends of their types), with a bias, on row lengths that leave vector tails. Rounding half
-// away from zero, or adding the zero point first, fails it.
+// away from zero, adding the zero point first, or trusting the float32 path's halfway products,
+// fails it.
 TEST(Int8Requantize, EqualsTheReferenceOnTiesSaturationAndTails) {
   STRATA_NEEDS_EXACT_INT8_CONV();
   std::mt19937 rng(133);
-  for (const int64_t n : {1, 7, 8, 9, 16, 37}) {
-    for (const bool y_signed : {false, true}) {
-      for (const int with_bias_and_zero : {0, 1, 2, 3}) {
-        const bool with_bias = with_bias_and_zero % 2 == 1;
-        // Odd zero points (a tie rounded after adding them would differ), then the types' ends.
-        const int32_t zero_point = with_bias_and_zero < 2 ? (y_signed ? -3 : 127)
-                                   : with_bias            ? (y_signed ? -128 : 0)
-                                                          : (y_signed ? 127 : 255);
-        SCOPED_TRACE(testing::Message()
-                     << n << " columns, " << (y_signed ? "int8" : "uint8")
-                     << (with_bias ? ", bias" : "") << ", zero point " << zero_point);
-        const int64_t rows = 40;
-        std::vector<int32_t> sums(static_cast<size_t>(rows * n));
-        for (size_t i = 0; i < sums.size(); ++i)
-          sums[i] = i % 3 == 0   ? int32_t(random_int(rng, -600, 600))  // ties and everyday values
-                    : i % 3 == 1 ? int32_t(random_int(rng, -41, 41))    // ties near zero
-                                 : int32_t(random_int(rng, -2000000000, 2000000000));  // saturate
-        std::vector<double> multipliers(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
-        const float choices[] = {0.5f, 0.25f, 1.0f, 0.0123f, 3.0e-5f, 4096.0f};
-        for (int64_t j = 0; j < n; ++j) {
-          multipliers[size_t(j)] = double(choices[j % 6]);
-          bias[size_t(j)] = double(random_int(rng, -3, 3));
-        }
-        kernels::cpu::Int8Requantization q;
-        q.multiplier = multipliers.data();
-        q.bias = with_bias ? bias.data() : nullptr;
-        q.zero_point = zero_point;
-        q.y_signed = y_signed;
-        std::vector<uint8_t> y(sums.size());
-        kernels::cpu::int8_requantize(sums.data(), rows, n, q, y.data());
-        for (int64_t i = 0; i < rows * n; ++i) {
-          const int64_t j = i % n;
-          const double sum = double(sums[size_t(i)]) + (with_bias ? bias[size_t(j)] : 0.0);
-          const float m = float(multipliers[size_t(j)]);
-          const int expected = y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
-                                        : int(ops::requantize<uint8_t>(sum, m, q.zero_point));
-          const int got = y_signed ? int(int8_t(y[size_t(i)])) : int(y[size_t(i)]);
-          ASSERT_EQ(got, expected) << "sum " << sum << " · " << m << " + " << q.zero_point;
+  const std::vector<Int8RequantizeWay> ways = {
+      {"float32, clamped", {0.5f, 0.25f, 1.0f, 0.0123f, 0.00071f, 4096.0f}, 2000000000, true, true},
+      // Sums within 2^23 and products within 2^21: nothing to clamp, however small the multiplier.
+      {"float32, unclamped",
+       {0.25f, 0.125f, 0.0123f, 0.00071f, 3.0e-5f, 1.0e-6f},
+       (1 << 23) - 8,
+       true,
+       false},
+      // 3.0e-5 is below the clamped float32 path's smallest multiplier (2^-15).
+      {"double", {0.5f, 0.25f, 1.0f, 0.0123f, 3.0e-5f, 4096.0f}, 2000000000, false, false}};
+  for (const Int8RequantizeWay& way : ways) {
+    std::vector<std::vector<int32_t>> near_ties;
+    for (const float m : way.multipliers)
+      near_ties.push_back(int8_float_near_ties(m, int32_t(std::min(600 / m, 1.0e6f))));
+    size_t found = 0;
+    for (const std::vector<int32_t>& ties : near_ties) found += ties.size();
+    ASSERT_GT(found, 10u);
+    for (const int64_t n : {1, 7, 8, 9, 16, 37}) {
+      for (const bool y_signed : {false, true}) {
+        for (const int with_bias_and_zero : {0, 1, 2, 3}) {
+          const bool with_bias = with_bias_and_zero % 2 == 1;
+          // Odd zero points (a tie rounded after adding them would differ), then the types' ends.
+          const int32_t zero_point = with_bias_and_zero < 2 ? (y_signed ? -3 : 127)
+                                     : with_bias            ? (y_signed ? -128 : 0)
+                                                            : (y_signed ? 127 : 255);
+          SCOPED_TRACE(testing::Message()
+                       << way.name << ", " << n << " columns, " << (y_signed ? "int8" : "uint8")
+                       << (with_bias ? ", bias" : "") << ", zero point " << zero_point);
+          const int64_t rows = 40;
+          std::vector<float> multipliers(static_cast<size_t>(n));
+          std::vector<int32_t> bias(static_cast<size_t>(n), 0);
+          for (int64_t j = 0; j < n; ++j) {
+            multipliers[size_t(j)] = way.multipliers[size_t(j % 6)];
+            if (with_bias) bias[size_t(j)] = int32_t(random_int(rng, -3, 3));
+          }
+          std::vector<int32_t> sums(static_cast<size_t>(rows * n));
+          for (size_t i = 0; i < sums.size(); ++i) {
+            const std::vector<int32_t>& ties = near_ties[i % size_t(n) % 6];
+            sums[i] = i % 4 == 0     ? int32_t(random_int(rng, -600, 600))  // ties, everyday values
+                      : i % 4 == 1   ? int32_t(random_int(rng, -41, 41))    // ties near zero
+                      : i % 4 == 2   ? int32_t(random_int(rng, -way.max_sum, way.max_sum))
+                      : ties.empty() ? 0
+                                     : ties[size_t(random_int(rng, 0, int64_t(ties.size()) - 1))] -
+                                           bias[i % size_t(n)];
+          }
+          const kernels::cpu::Int8RequantizationValues values(
+              multipliers, with_bias ? bias : std::vector<int32_t>{}, zero_point, y_signed,
+              double(way.max_sum));
+          ASSERT_EQ(values.float_path(), way.float_path || n < 5);  // column 4: 3.0e-5
+          ASSERT_EQ(values.clamps(), way.clamps || (!way.float_path && n < 5));
+          std::vector<uint8_t> y(sums.size());
+          kernels::cpu::int8_requantize(sums.data(), rows, n, values.get(), y.data());
+          for (int64_t i = 0; i < rows * n; ++i) {
+            const int64_t j = i % n;
+            const double sum = double(sums[size_t(i)]) + double(bias[size_t(j)]);
+            const float m = multipliers[size_t(j)];
+            const int expected = y_signed ? int(ops::requantize<int8_t>(sum, m, zero_point))
+                                          : int(ops::requantize<uint8_t>(sum, m, zero_point));
+            const int got = y_signed ? int(int8_t(y[size_t(i)])) : int(y[size_t(i)]);
+            ASSERT_EQ(got, expected) << "sum " << sum << " · " << m << " + " << zero_point;
+          }
         }
       }
     }

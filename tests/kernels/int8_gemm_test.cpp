@@ -131,16 +131,21 @@ void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_
   // The 8-bit output: the sums (plus an int32 bias) requantized in the registers as
   // ops::requantize does it, on every pass count and partial panel; the sums buffer between
   // passes.
-  std::vector<double> multipliers(static_cast<size_t>(n)), int_bias(static_cast<size_t>(n));
+  // The float32 path (multipliers from 3.3e-5, the sums' true bound), or the double path (a bound
+  // past int32 rules the float32 path out).
+  const bool float_path = trial % 4 == 1 || trial % 4 == 2;
+  std::vector<float> multipliers(static_cast<size_t>(n));
+  std::vector<int32_t> int_bias(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) {
-    multipliers[size_t(j)] = double(float(random_int(rng, 1, 1000)) / 3.0e6f);
-    int_bias[size_t(j)] = double(random_int(rng, -100000, 100000));
+    multipliers[size_t(j)] = float(random_int(rng, float_path ? 100 : 1, 1000)) / 3.0e6f;
+    int_bias[size_t(j)] = int32_t(random_int(rng, -100000, 100000));
   }
-  kernels::cpu::Int8Requantization q;
-  q.multiplier = multipliers.data();
-  q.bias = trial % 4 < 2 ? int_bias.data() : nullptr;
-  q.zero_point = trial % 2 ? -7 : 121;
-  q.y_signed = trial % 2 == 1;
+  const bool with_bias = trial % 4 < 2;
+  const kernels::cpu::Int8RequantizationValues values(
+      multipliers, with_bias ? int_bias : std::vector<int32_t>{}, trial % 2 ? -7 : 121,
+      trial % 2 == 1, float_path ? double(k) * 255 * 255 : 1e10);
+  ASSERT_EQ(values.float_path(), float_path);
+  const kernels::cpu::Int8Requantization q = values.get();
   std::vector<int32_t> sums(static_cast<size_t>(rows * n));
   for (const int threads : {1, 2}) {
     std::vector<uint8_t> bytes(static_cast<size_t>(rows * n), 0xAB);
@@ -148,7 +153,8 @@ void expect_int8_gemm_exact(std::mt19937& rng, int trial, bool large, bool near_
                               scratch.data(), threads);
     for (int64_t i = 0; i < rows * n; ++i) {
       const int64_t j = i % n;
-      const double sum = double(expected[size_t(i)]) + (q.bias ? int_bias[size_t(j)] : 0.0);
+      const double sum =
+          double(expected[size_t(i)]) + (with_bias ? double(int_bias[size_t(j)]) : 0.0);
       const float m = float(multipliers[size_t(j)]);
       const int want = q.y_signed ? int(ops::requantize<int8_t>(sum, m, q.zero_point))
                                   : int(ops::requantize<uint8_t>(sum, m, q.zero_point));

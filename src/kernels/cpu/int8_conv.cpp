@@ -61,19 +61,13 @@ struct Int8ConvGeometry {
   bool unpadded = true;
 };
 
-// The requantization's values, as the reference kernel computes them: `requantization` points
-// into this object (not copyable).
+// The operands' zero points and the requantization's values, as the reference kernel has them.
 struct Int8ConvQuantization {
   explicit Int8ConvQuantization(const NodeRequest& r);
-  Int8ConvQuantization(const Int8ConvQuantization&) = delete;
-  Int8ConvQuantization& operator=(const Int8ConvQuantization&) = delete;
   bool x_signed = false;
   int32_t x_zero = 0;
   std::vector<int32_t> w_zero;  // empty, one value, or one per output channel
-  // The reference's float32 multipliers x_scale · w_scale / y_scale per output channel, and the
-  // int32 bias, as doubles.
-  std::vector<double> multipliers, bias;
-  Int8Requantization requantization;
+  Int8RequantizationValues requantization;
 };
 
 // Why the constant zero point at input i is not one value, or "".
@@ -164,19 +158,19 @@ Int8ConvQuantization::Int8ConvQuantization(const NodeRequest& r)
   const std::vector<double> x_zeros = int8_conv_values(r, kInt8ConvXZero);
   x_zero = x_zeros.empty() ? 0 : int32_t(x_zeros[0]);
   for (double v : int8_conv_values(r, kInt8ConvWZero)) w_zero.push_back(int32_t(v));
-  // The reference's float32 multiplier x_scale · w_scale / y_scale per output channel.
   const int64_t m = r.input(kInt8ConvW).value->dim(0);
   const float x_scale = float(r.input(kInt8ConvXScale).value->to_double()[0]);
   const float y_scale = float(r.input(kInt8ConvYScale).value->to_double()[0]);
-  const std::vector<double> w_scale = r.input(kInt8ConvWScale).value->to_double();
-  for (int64_t j = 0; j < m; ++j)
-    multipliers.push_back(x_scale * float(w_scale[w_scale.size() == 1 ? 0 : size_t(j)]) / y_scale);
-  bias = int8_conv_values(r, kInt8ConvBias);
-  requantization.multiplier = multipliers.data();
-  requantization.bias = bias.empty() ? nullptr : bias.data();
+  std::vector<int32_t> bias;
+  for (double v : int8_conv_values(r, kInt8ConvBias)) bias.push_back(int32_t(v));
   const std::vector<double> y_zero = int8_conv_values(r, kInt8ConvYZero);
-  requantization.zero_point = y_zero.empty() ? 0 : int32_t(y_zero[0]);
-  requantization.y_signed = r.output(0).dtype == DType::kI8;
+  // Each sum: kh·kw·C products of 9-bit values (x and w less their zero points).
+  const Shape& w = r.input(kInt8ConvW).shape;
+  const double products = double(w.numel().value() / m);
+  requantization = Int8RequantizationValues(
+      int8_multipliers(x_scale, r.input(kInt8ConvWScale).value->to_double(), y_scale, m), bias,
+      y_zero.empty() ? 0 : int32_t(y_zero[0]), r.output(0).dtype == DType::kI8,
+      products * 255 * 255);
 }
 
 // Rows of A per block: the GEMM keeps a pass's slice of every row of a block (up to 384 k-pairs,
@@ -320,7 +314,7 @@ class ExactInt8ConvKernel final : public Kernel {
       im2col(x, first, rows, rows_of_a);
       a = rows_of_a;
     }
-    gemm_.multiply_requantized(a, x_signed_, x_zero_, rows, quantization_.requantization,
+    gemm_.multiply_requantized(a, x_signed_, x_zero_, rows, quantization_.requantization.get(),
                                y + first * gemm_.n(), scratch + sums_at_, scratch + gemm_at_,
                                gemm_threads);
   }
@@ -613,7 +607,7 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
             int8_depthwise_pixel<false, 1>(taps, pairs_, c, w, s, at);
         }
       }
-      int8_requantize(sums, g.out_w, c, quantization_.requantization, y + row * g.out_w * c);
+      int8_requantize(sums, g.out_w, c, quantization_.requantization.get(), y + row * g.out_w * c);
     }
   }
 

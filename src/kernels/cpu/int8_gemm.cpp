@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/int8_requantize_simd.h"
 #include "kernels/cpu/simd.h"
 
 namespace strata::kernels::cpu {
@@ -54,78 +55,6 @@ struct Int8Residual {
 // Small steps inlined into their loops (as calls, each reloaded its constants).
 #define STRATA_INT8_GEMM_INLINE __attribute__((target("avx2"), always_inline)) inline
 
-// Lanes below `left` (clamped to 0..8) set.
-STRATA_INT8_GEMM inline __m256i int8_gemm_lanes(int64_t left) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::clamp<int64_t>(left, 0, 8))),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-// 4-lane (64-bit) masks: lanes below `left` (clamped to 0..4) set.
-STRATA_INT8_GEMM_INLINE __m256i int8_gemm_lanes64(int64_t left) {
-  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::clamp<int64_t>(left, 0, 4)),
-                            _mm256_setr_epi64x(0, 1, 2, 3));
-}
-
-// The per-column values of the requantization (Int8Requantization) for columns column ..
-// column + 7, the first `left` of them real (no multiplier or bias is read past them).
-struct Int8RequantizeColumns {
-  __m256d multiplier[2], bias[2];
-};
-STRATA_INT8_GEMM_INLINE Int8RequantizeColumns int8_requantize_columns(const Int8Requantization& q,
-                                                                      int64_t column,
-                                                                      int64_t left) {
-  Int8RequantizeColumns c;
-  for (int h = 0; h < 2; ++h) {
-    const int64_t at = column + 4 * h;
-    const bool full = left >= 4 * h + 4;
-    const __m256i mask = int8_gemm_lanes64(left - 4 * h);
-    c.multiplier[h] =
-        full ? _mm256_loadu_pd(q.multiplier + at) : _mm256_maskload_pd(q.multiplier + at, mask);
-    c.bias[h] = !q.bias ? _mm256_setzero_pd()
-                : full  ? _mm256_loadu_pd(q.bias + at)
-                        : _mm256_maskload_pd(q.bias + at, mask);
-  }
-  return c;
-}
-
-// 8 sums of those columns requantized into the low 8 bytes, as the reference computes it in
-// double: an exact int32 → double conversion and bias add (+0 without a bias: exact too), the
-// product, rounding half to even, the zero point, saturation. The rounding is the conversion's
-// (MXCSR's round to nearest even, which nothing here changes); the products are first clamped to
-// ±2^20, far past where any zero point saturates (and within int32); the zero point is added in
-// int32 (exact) and the saturation is the packs'.
-template <class Q>
-STRATA_INT8_GEMM_INLINE __m128i int8_requantize8(__m256i sums, const Int8RequantizeColumns& c,
-                                                 int32_t zero_point) {
-  const __m256d limit = _mm256_set1_pd(double(1 << 20)), neg_limit = _mm256_set1_pd(-(1 << 20));
-  __m128i quarter[2];
-  for (int h = 0; h < 2; ++h) {
-    __m256d v = _mm256_cvtepi32_pd(h == 0 ? _mm256_castsi256_si128(sums)
-                                          : _mm256_extracti128_si256(sums, 1));
-    v = _mm256_mul_pd(_mm256_add_pd(v, c.bias[h]), c.multiplier[h]);
-    quarter[h] = _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(v, neg_limit), limit));
-  }
-  const __m256i rounded = _mm256_set_m128i(quarter[1], quarter[0]);
-  const __m256i shifted = _mm256_add_epi32(rounded, _mm256_set1_epi32(zero_point));
-  const __m128i words =
-      _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
-  if constexpr (std::is_signed_v<Q>)
-    return _mm_packs_epi16(words, words);
-  else
-    return _mm_packus_epi16(words, words);
-}
-
-// Stores the first `count` (0..8) of 8 bytes.
-STRATA_INT8_GEMM_INLINE void int8_gemm_store8(void* y, __m128i bytes, int64_t count) {
-  if (count >= 8) {
-    _mm_storel_epi64(static_cast<__m128i*>(y), bytes);
-  } else if (count > 0) {
-    alignas(16) uint8_t staged[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(staged), bytes);
-    std::memcpy(y, staged, size_t(count));
-  }
-}
-
 // A panel's 16 columns' requantization values (int8_requantize_columns, 8 each), of which the
 // first `columns` are real.
 STRATA_INT8_GEMM void int8_requantize_panel(const Int8Requantization& q, int64_t column,
@@ -151,20 +80,38 @@ struct Int8BlockOut {
   int64_t ldy;
 };
 
-// A block's sums (rows × 16, staged in L1) requantized into o.y, 8 columns' values at a time.
+// A block's sums (rows × 16, staged in L1) requantized into o.y: a full panel 16 values a row in
+// float32 where that applies, else 8 columns' values at a time.
 template <class Q>
 __attribute__((noinline)) STRATA_INT8_GEMM void int8_gemm_requantize_block(const int32_t* staged,
                                                                            int rows,
                                                                            const Int8BlockOut& o) {
+  const Int8RequantizeColumns* c = o.requantize_columns;
+  const int32_t zero_point = o.requantize->zero_point;
+  if (o.columns == kGemmColumns && c[0].fast) {
+    for (int r = 0; r < rows; ++r) {
+      const int32_t* at = staged + r * kGemmColumns;
+      __m256 ties = _mm256_setzero_ps();
+      __m256i y[2];
+      for (int h = 0; h < 2; ++h)
+        y[h] = int8_requantize8_float(
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8 * h)), c[h], ties);
+      if (!_mm256_testz_ps(ties, ties))
+        for (int h = 0; h < 2; ++h)
+          y[h] = int8_requantize8_double(
+              _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8 * h)), c[h], zero_point);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o.y + r * o.ldy),
+                       int8_requantize_pack16<Q>(y[0], y[1]));
+    }
+    return;
+  }
   for (int h = 0; h < 2; ++h) {
     const int64_t left = o.columns - 8 * h;
     if (left <= 0) break;
-    const Int8RequantizeColumns& c = o.requantize_columns[h];
     for (int r = 0; r < rows; ++r) {
       const __m256i sums =
           _mm256_load_si256(reinterpret_cast<const __m256i*>(staged + r * kGemmColumns + 8 * h));
-      int8_gemm_store8(o.y + r * o.ldy + 8 * h,
-                       int8_requantize8<Q>(sums, c, o.requantize->zero_point), left);
+      int8_gemm_store8(o.y + r * o.ldy + 8 * h, int8_requantize8<Q>(sums, c[h], zero_point), left);
     }
   }
 }
@@ -489,35 +436,9 @@ STRATA_INT8_GEMM int32_t int8_gemm_split(const uint8_t* a, int64_t k, bool a_sig
   return count;
 }
 
-// rows × n sums requantized, 8 columns at a time (the last 1..7 masked): each group's
-// per-column values loaded once for every row.
-template <class Q>
-STRATA_INT8_GEMM void int8_requantize_rows(const int32_t* sums, int64_t rows, int64_t n,
-                                           const Int8Requantization& q, Q* y) {
-  for (int64_t j = 0; j < n; j += 8) {
-    const int64_t left = std::min<int64_t>(8, n - j);
-    const Int8RequantizeColumns c = int8_requantize_columns(q, j, left);
-    const __m256i mask = int8_gemm_lanes(left);
-    for (int64_t r = 0; r < rows; ++r) {
-      const int32_t* at = sums + r * n + j;
-      const __m256i v = left == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
-                                  : _mm256_maskload_epi32(at, mask);
-      int8_gemm_store8(y + r * n + j, int8_requantize8<Q>(v, c, q.zero_point), left);
-    }
-  }
-}
-
 #pragma GCC diagnostic pop
 
 }  // namespace
-
-void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
-                     void* y) {
-  if (q.y_signed)
-    int8_requantize_rows(sums, rows, n, q, static_cast<int8_t*>(y));
-  else
-    int8_requantize_rows(sums, rows, n, q, static_cast<uint8_t*>(y));
-}
 
 Int8Gemm::Int8Gemm(const int8_t* b, int64_t k, int64_t n, const std::vector<int32_t>& b_zero)
     : k_(k), n_(n) {

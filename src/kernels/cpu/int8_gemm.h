@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/int8_requantize.h"
+
 namespace strata::kernels::cpu {
 
 // The longest sum the int32 sums hold exactly whatever the 8-bit values and zero points: 33025
@@ -27,17 +29,6 @@ struct Int8GemmFloatOutput {
   const float* scale = nullptr;  // one value, or n when scale_per_column
   bool scale_per_column = false;
   const float* bias = nullptr;  // n values, or nullptr
-};
-
-// The QLinear products' requantization of int32 sums (ops/requantize.h), per column j:
-// saturate(round_half_even((sum + bias[j]) · multiplier[j]) + zero_point), in double as the
-// reference kernel computes it, so the results are equal. multiplier[j] is the reference's float32
-// x_scale · w_scale / y_scale, held as a double (exactly); bias the int32 bias as doubles.
-struct Int8Requantization {
-  const double* multiplier = nullptr;  // n values
-  const double* bias = nullptr;        // n values, or nullptr
-  int32_t zero_point = 0;
-  bool y_signed = false;  // int8 output, else uint8
 };
 
 // Where B has a pair of weights that could saturate with A's whole bytes (one sign, |w0| + |w1|
@@ -97,11 +88,6 @@ class Int8Gemm {
   // B with zero points, panel p: [pairs][16 columns][2] of B − b_zero (9 bits) as int16.
   std::vector<int16_t> wide_;
 };
-
-// y[r·n + j] (uint8 or int8) for `rows` rows of n int32 sums, 8 at a time on AVX2: the
-// requantization Int8Gemm::multiply_requantized applies in its registers, for sums made elsewhere.
-void int8_requantize(const int32_t* sums, int64_t rows, int64_t n, const Int8Requantization& q,
-                     void* y);
 
 // How Int8Gemm multiplies, for the kernels' reasons (docs/quantization.md has the details).
 inline constexpr const char* kInt8GemmMethod =

@@ -75,18 +75,15 @@ class Int8MatMulKernel final : public Kernel {
     scratch_bytes_ = gemm_.scratch_bytes(rows_, threads_);
     if (o_.to_float) scale_per_column_ = r.input(o_.float_scale).shape.numel().value() != 1;
     if (o_.qlinear) {
-      // The reference's float32 multiplier a_scale · b_scale / y_scale, per column.
       const float a_scale = float(r.input(o_.a_scale).value->to_double()[0]);
       const float y_scale = float(r.input(o_.y_scale).value->to_double()[0]);
-      const std::vector<double> b_scale = r.input(o_.b_scale).value->to_double();
-      for (int64_t j = 0; j < n; ++j)
-        multipliers_.push_back(a_scale * float(b_scale[b_scale.size() == 1 ? 0 : size_t(j)]) /
-                               y_scale);
-      if (o_.bias && r.has_input(o_.bias)) bias_ = r.input(o_.bias).value->to_double();
-      requantization_.multiplier = multipliers_.data();
-      requantization_.bias = bias_.empty() ? nullptr : bias_.data();
-      requantization_.zero_point = int32_t(r.input(o_.y_zero).value->to_double()[0]);
-      requantization_.y_signed = r.output(0).dtype == DType::kI8;
+      std::vector<int32_t> bias;
+      if (o_.bias && r.has_input(o_.bias))
+        for (int64_t v : r.input(o_.bias).value->to_int64()) bias.push_back(int32_t(v));
+      requantization_ = Int8RequantizationValues(
+          int8_multipliers(a_scale, r.input(o_.b_scale).value->to_double(), y_scale, n), bias,
+          int32_t(r.input(o_.y_zero).value->to_double()[0]), r.output(0).dtype == DType::kI8,
+          double(k) * 255 * 255);
       // The int32 sums between the GEMM's passes, in scratch after the GEMM's own.
       sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
       scratch_bytes_ = sums_at_ + rows_ * n * int64_t(sizeof(int32_t));
@@ -109,7 +106,7 @@ class Int8MatMulKernel final : public Kernel {
     }
     if (o_.qlinear) {
       gemm_.multiply_requantized(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
-                                 requantization_, args.outputs[0]->raw(),
+                                 requantization_.get(), args.outputs[0]->raw(),
                                  static_cast<char*>(args.scratch) + sums_at_, args.scratch,
                                  threads_);
       return;
@@ -125,10 +122,8 @@ class Int8MatMulKernel final : public Kernel {
   int threads_;
   int64_t rows_ = 1;
   Int8Gemm gemm_;
-  // QLinear*'s requantization: the reference's float32 multipliers and the int32 bias, as doubles.
-  std::vector<double> multipliers_, bias_;
-  Int8Requantization requantization_;
-  int64_t sums_at_ = 0;  // bytes into the scratch
+  Int8RequantizationValues requantization_;  // QLinear*'s
+  int64_t sums_at_ = 0;                      // bytes into the scratch
 };
 
 std::unique_ptr<Kernel> int8_matmul_prepare(const NodeRequest& r) {
