@@ -27,6 +27,8 @@ struct NodeProfile {
   std::string op_type;        // "Conv"; "scope" for user scopes
   std::string kernel;         // implementation that ran ("reference", "onednn:brgconv", ...)
   std::string kernel_reason;  // why the session chose it (fast-run: every candidate's time)
+  // What its kernel's runs did that depends on the data and costs time (Kernel::run_note), or "".
+  std::string run_note;
   std::string layout;         // "nchw", "nChw16c", ... ("" when not applicable)
   // "float32[1,3,224,224]"; for a node whose shapes changed between calls, their range per dim
   // ("float32[1..37,4]").

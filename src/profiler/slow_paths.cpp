@@ -14,6 +14,32 @@ bool is_reference_kernel(const std::string& kernel) {
          kernel.rfind("onednn:ref", 0) == 0;
 }
 
+namespace {
+
+// One warning for the steps whose kernels took a slower way on this input, or "".
+std::string data_dependent_warning(const std::vector<StepTime>& steps, double total_ms) {
+  std::vector<const StepTime*> noted;
+  for (const StepTime& s : steps)
+    if (!s.run_note.empty()) noted.push_back(&s);
+  if (noted.empty()) return "";
+  std::stable_sort(noted.begin(), noted.end(),
+                   [](const StepTime* a, const StepTime* b) { return a->ms > b->ms; });
+  double ms = 0;
+  bool timed = total_ms > 0;
+  for (const StepTime* s : noted) {
+    ms += s->ms;
+    timed = timed && s->ms >= 0;
+  }
+  const StepTime& first = *noted.front();
+  return fmt::format("{} step{} took a slower way on this input{}: '{}' ({}): {}{}", noted.size(),
+                     noted.size() == 1 ? "" : "s",
+                     timed ? fmt::format(" ({:.1f}% of the run)", 100 * ms / total_ms) : "",
+                     first.node, first.op_type, first.run_note,
+                     noted.size() > 1 ? fmt::format("; and {} more", noted.size() - 1) : "");
+}
+
+}  // namespace
+
 std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms) {
   std::vector<const StepTime*> slow;
   for (const StepTime& s : steps)
@@ -30,6 +56,8 @@ std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, 
                                  : s->kernel + " (a reference implementation)",
         100 * s->ms / total_ms, s->ms,
         s->reason.empty() ? "" : ": " + s->reason));  // profiles of old versions have none
+  if (std::string w = data_dependent_warning(steps, total_ms); !w.empty())
+    warnings.push_back(std::move(w));
   return warnings;
 }
 
@@ -37,7 +65,8 @@ std::vector<std::string> slow_path_warnings(const Profile& profile) {
   std::vector<StepTime> steps;
   for (const NodeProfile& n : profile.nodes) {
     if (n.op_type == "scope" || n.samples_ms.empty()) continue;
-    steps.push_back({n.name, n.op_type, n.kernel, n.kernel_reason, summarize(n.samples_ms).median});
+    steps.push_back(
+        {n.name, n.op_type, n.kernel, n.kernel_reason, summarize(n.samples_ms).median, n.run_note});
   }
   return slow_path_warnings(steps, summarize(profile.iterations_ms).median);
 }
@@ -73,8 +102,15 @@ std::vector<std::string> slow_path_warnings(runtime::Session& session,
                                             const std::vector<const Tensor*>& inputs) {
   const std::vector<runtime::StepInfo>& info = session.steps();
   if (std::none_of(info.begin(), info.end(),
-                   [](const runtime::StepInfo& s) { return is_reference_kernel(s.kernel); }))
-    return {};
+                   [](const runtime::StepInfo& s) { return is_reference_kernel(s.kernel); })) {
+    std::vector<StepTime> untimed;
+    for (size_t s = 0; s < info.size(); ++s) {
+      const ir::Node& node = session.graph().nodes[info[s].node_index];
+      untimed.push_back(
+          {node.name, node.op_type, info[s].kernel, info[s].reason, -1, session.run_note(s)});
+    }
+    return slow_path_warnings(untimed, 0);
+  }
   StepClock clock(info.size());
   struct Hooked {  // the hooks go when the runs do, even when one throws
     runtime::Session& session;
@@ -94,7 +130,8 @@ std::vector<std::string> slow_path_warnings(runtime::Session& session,
     std::vector<StepTime> steps;
     for (size_t s = 0; s < info.size(); ++s) {
       const ir::Node& node = session.graph().nodes[info[s].node_index];
-      steps.push_back({node.name, node.op_type, info[s].kernel, info[s].reason, clock.ms()[s]});
+      steps.push_back({node.name, node.op_type, info[s].kernel, info[s].reason, clock.ms()[s],
+                       session.run_note(s)});
     }
     return slow_path_warnings(steps, total_ms);
   };

@@ -22,11 +22,14 @@ bool is_reference_kernel(const std::string& kernel);
 // One step's figures, as the warning needs them.
 struct StepTime {
   std::string node, op_type, kernel, reason;
-  double ms = 0;
+  double ms = 0;         // < 0: not timed
+  std::string run_note;  // Kernel::run_note: a data-dependent slower way taken
 };
 
 // A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`,
-// slowest first; none for steps on reference kernels by request (--reference-kernels).
+// slowest first; none for steps on reference kernels by request (--reference-kernels). Then one
+// for the steps whose kernels took a slower way on this input (run_note), with their share of
+// `total_ms` when timed, naming the slowest.
 std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms);
 
 // From a profile: each node's median against the whole-run median.
@@ -39,7 +42,8 @@ inline constexpr int kSlowPathConfirmRuns = 2;
 // implementation, times each step through one more inference (its outputs are the same), and
 // through kSlowPathConfirmRuns more when that one finds a slow path; each step's fastest time
 // against the fastest inference, so that a step preempted once is not reported. No extra run
-// when every step has a fast kernel.
+// when every step has a fast kernel. The data-dependent slower ways of the runs so far are
+// reported untimed.
 std::vector<std::string> slow_path_warnings(runtime::Session& session,
                                             const std::vector<const Tensor*>& inputs);
 

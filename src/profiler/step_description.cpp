@@ -34,6 +34,7 @@ NodeProfile describe_step(const runtime::Session& session, size_t s) {
     row.op_type = node.op_type;
     row.kernel = step.kernel;
     row.kernel_reason = step.reason;
+    row.run_note = session.run_note(s);
     row.layout = step.layout;
     if (s < session.stats().arena_live_bytes.size())
       row.arena_live_bytes = session.stats().arena_live_bytes[s];

@@ -46,6 +46,7 @@ json node_json(const NodeProfile& n, const profiler::MachineInfo& machine) {
       {"op_type", n.op_type},
       {"kernel", n.kernel},
       {"kernel_reason", n.kernel_reason},
+      {"run_note", n.run_note},
       {"layout", n.layout},
       {"thread", n.thread},
       {"input_shapes", n.input_shapes},
@@ -276,6 +277,7 @@ NodeProfile node_from_json(const json& j, size_t index) {
   n.op_type = r.string("op_type", true);
   n.kernel = r.string("kernel", true);
   n.kernel_reason = r.string("kernel_reason");
+  n.run_note = r.string("run_note");
   n.layout = r.string("layout");
   n.thread = r.int32("thread");
   n.input_shapes = r.strings("input_shapes");

@@ -801,6 +801,12 @@ void Session::run(const std::vector<const Tensor*>& inputs, const Deadline& dead
   }
 }
 
+std::string Session::run_note(size_t s) const {
+  const StepKernels& k = step_kernels_[s];
+  if (k.kernel) return k.kernel->run_note();
+  return k.dynamic_kernel ? k.dynamic_kernel->run_note() : std::string();
+}
+
 void Session::run_step(size_t s) {
   const ir::Node& node = graph_.nodes[steps_[s].node_index];
   StepKernels& k = step_kernels_[s];

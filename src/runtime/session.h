@@ -134,6 +134,8 @@ class Session {
   // hold that run's shapes, dynamic steps included.
   const std::vector<const Tensor*>& step_inputs(size_t s) const { return step_inputs_[s]; }
   const std::vector<Tensor*>& step_outputs(size_t s) const { return step_outputs_[s]; }
+  // Step s's fast kernel's Kernel::run_note after the runs so far ("" without one).
+  std::string run_note(size_t s) const;
   // Runs step s alone, without hooks, on whatever its input tensors hold now: meaningful only
   // while they still hold the step's inputs, as in RunHooks::after_node(s) (profiler isolation).
   void run_step(size_t s);

@@ -15,6 +15,7 @@
 #include "kernels/kernel_test_util.h"
 #include "ops/requantize.h"
 #include "profiler/alloc_counter.h"
+#include "profiler/slow_paths.h"
 
 namespace strata::test {
 namespace {
@@ -133,6 +134,49 @@ TEST(ExactInt8Conv, RunsWithoutHeapAllocation) {
 // Grouped convolutions that are not depthwise are neither exact kernel's (depthwise ones are
 // cpu_int8_depthwise_conv's: int8_depthwise_conv_test.cpp): oneDNN's where it is exact, else the
 // reference kernel, the step saying why.
+// The byte kernel's fallback to 16-bit pairs depends on the input: activations far from their
+// zero point (uniform random bytes) take it, and the session says so after the run; activations
+// near it (as calibrated models' are) do not, and nothing is said.
+TEST(ExactInt8Conv, SaysWhenAnInputTakesTheSlowerWay) {
+  STRATA_NEEDS_EXACT_INT8_CONV();
+  std::mt19937 rng(135);
+  GraphBuilder b(13);
+  b.input("x", {1, 24, 7, 7}, DType::kU8);
+  b.constant("scale", Tensor::from<float>({}, {0.02f}));
+  b.constant("zp", Tensor::from<uint8_t>({}, {uint8_t(128)}));
+  const Tensor w = saturating_int8_weights(rng, {24, 24, 3, 3});  // k = 216: clipped bytes
+  b.constant("w", w);
+  b.constant("w_scale", Tensor::from<float>({}, {0.004f}));
+  b.constant("w_zp", Tensor::from<int8_t>({}, {int8_t(0)}));
+  b.node("QLinearConv", {"x", "scale", "zp", "w", "w_scale", "w_zp", "scale", "zp"}, {"y"})
+      .attributes["pads"] = attr_ints({1, 1, 1, 1});
+  b.output("y");
+  const ir::Graph graph = b.build();
+  runtime::Session session(graph, {{DType::kU8, {1, 24, 7, 7}}}, {});
+  if (session.steps()[0].kernel != "cpu:int8_conv:avx2")
+    GTEST_SKIP() << "oneDNN takes this convolution here: " << session.steps()[0].reason;
+  Tensor near = Tensor::zeros(DType::kU8, {1, 24, 7, 7});
+  for (int64_t i = 0; i < near.numel(); ++i)
+    near.data<uint8_t>()[i] = uint8_t(random_int(rng, 100, 156));
+  session.run({&near});
+  EXPECT_EQ(session.run_note(0), "");
+  EXPECT_TRUE(profiler::slow_path_warnings(session, {&near}).empty());
+  const Tensor uniform = random_bytes(rng, DType::kU8, {1, 24, 7, 7});
+  session.run({&uniform});
+  EXPECT_EQ(session.run_note(0).rfind("16-bit pairs on 1 of 2 calls: this input's activations lay "
+                                      "far from their zero point",
+                                      0),
+            0u)
+      << session.run_note(0);
+  const std::vector<std::string> w_after = profiler::slow_path_warnings(session, {&uniform});
+  ASSERT_EQ(w_after.size(), 1u);
+  EXPECT_EQ(w_after[0].rfind("1 step took a slower way on this input: 'y_node' (QLinearConv): "
+                             "16-bit pairs on 1 of 2 calls",
+                             0),
+            0u)
+      << w_after[0];
+}
+
 TEST(ExactInt8Conv, LeavesGroupedConvolutions) {
   STRATA_NEEDS_EXACT_INT8_CONV();
   std::mt19937 rng(132);

@@ -1,5 +1,6 @@
 // Warnings for steps on reference implementations (src/profiler/slow_paths.cpp): the share
-// threshold, what counts as a reference implementation, and the order.
+// threshold, what counts as a reference implementation, and the order; and the one for steps
+// whose kernels took a slower way on the input (Kernel::run_note).
 #include "profiler/slow_paths.h"
 
 #include <gtest/gtest.h>
@@ -24,12 +25,12 @@ TEST(SlowPaths, ReferenceImplementationsAreRecognisedByName) {
 
 TEST(SlowPaths, OnlyReferenceStepsAboveTheShareAreNamedSlowestFirst) {
   const std::vector<StepTime> steps = {
-      {"small", "Where", "reference", "no fast kernel serves this op", 4.9},
-      {"fast", "MatMul", "onednn:brg:avx512_core", "f32 matrix product", 60},
-      {"scores", "FusedMatMul", "onednn:ref:any", "f32 matrix product", 10},
+      {"small", "Where", "reference", "no fast kernel serves this op", 4.9, ""},
+      {"fast", "MatMul", "onednn:brg:avx512_core", "f32 matrix product", 60, ""},
+      {"scores", "FusedMatMul", "onednn:ref:any", "f32 matrix product", 10, ""},
       {"einsum", "Einsum", "reference", "the op's reference kernel (no fast kernel serves this op)",
-       25},
-      {"asked", "Conv", "reference", runtime::kFastKernelsOffReason, 50},
+       25, ""},
+      {"asked", "Conv", "reference", runtime::kFastKernelsOffReason, 50, ""},
   };
   const std::vector<std::string> w = profiler::slow_path_warnings(steps, 100);
   ASSERT_EQ(w.size(), 2u);
@@ -40,6 +41,24 @@ TEST(SlowPaths, OnlyReferenceStepsAboveTheShareAreNamedSlowestFirst) {
   EXPECT_NE(w[1].find("runs on onednn:ref:any (a reference implementation)"), std::string::npos)
       << w[1];
   EXPECT_TRUE(profiler::slow_path_warnings(steps, 0).empty());
+}
+
+TEST(SlowPaths, StepsThatTookASlowerWayOnThisInputAreOneWarning) {
+  const std::string note = "16-bit pairs on 2 of 2 calls: ...";
+  const std::vector<StepTime> steps = {
+      {"a", "QLinearConv", "cpu:int8_conv:avx2", "exact", 2, note},
+      {"b", "QLinearConv", "cpu:int8_conv:avx2", "exact", 30, ""},
+      {"c", "QLinearMatMul", "cpu:int8_gemm:avx2", "exact", 8, note},
+  };
+  std::vector<std::string> w = profiler::slow_path_warnings(steps, 100);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "2 steps took a slower way on this input (10.0% of the run): 'c' (QLinearMatMul): "
+            "16-bit pairs on 2 of 2 calls: ...; and 1 more");
+  // Untimed (strata run without a reference step): no share.
+  w = profiler::slow_path_warnings({{"a", "QLinearConv", "k", "r", -1, note}}, 0);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0], "1 step took a slower way on this input: 'a' (QLinearConv): " + note);
 }
 
 TEST(SlowPaths, ProfileNodesAreJudgedByTheirMedianAgainstTheWholeRun) {

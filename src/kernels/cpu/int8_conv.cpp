@@ -286,6 +286,8 @@ class ExactInt8ConvKernel final : public Kernel {
       note_ += "; the output is written channels-last and made plain after";
   }
 
+  std::string run_note() const override { return calls_.note(); }
+
   void run(const KernelArgs& args) override {
     const auto* x = static_cast<const uint8_t*>(args.inputs[kInt8ConvX]->raw());
     auto* y = static_cast<uint8_t*>(args.outputs[0]->raw());
@@ -314,9 +316,9 @@ class ExactInt8ConvKernel final : public Kernel {
       im2col(x, first, rows, rows_of_a);
       a = rows_of_a;
     }
-    gemm_.multiply_requantized(a, x_signed_, x_zero_, rows, quantization_.requantization.get(),
-                               y + first * gemm_.n(), scratch + sums_at_, scratch + gemm_at_,
-                               gemm_threads);
+    calls_.count(gemm_.multiply_requantized(
+        a, x_signed_, x_zero_, rows, quantization_.requantization.get(), y + first * gemm_.n(),
+        scratch + sums_at_, scratch + gemm_at_, gemm_threads));
   }
 
   // Rows first .. first + rows of A: each the window of one output pixel, tap by tap, C bytes a
@@ -363,6 +365,7 @@ class ExactInt8ConvKernel final : public Kernel {
   int32_t x_zero_ = 0;
   Int8Gemm gemm_;
   Int8ConvQuantization quantization_;  // the requantization's values
+  mutable Int8GemmCalls calls_;        // counted by run_block, on any worker thread
   int64_t block_rows_ = 1, blocks_ = 1;
   int workers_ = 1;  // threads that take whole blocks (1: the GEMM shares each block's columns)
   // Bytes into a worker's scratch.

@@ -569,18 +569,20 @@ int64_t Int8Gemm::scratch_bytes(int64_t rows, int threads) const {
   return int8_gemm_scratch(rows, steps_, !bytes_.empty(), threads).bytes;
 }
 
-void Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+bool Int8Gemm::multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                         const Int8GemmFloatOutput* float_output, void* scratch, int threads) const {
-  multiply_into(a, a_signed, a_zero, rows, out, float_output, nullptr, nullptr, scratch, threads);
+  return multiply_into(a, a_signed, a_zero, rows, out, float_output, nullptr, nullptr, scratch,
+                       threads);
 }
 
-void Int8Gemm::multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
+bool Int8Gemm::multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
                                     const Int8Requantization& requantization, void* y, void* sums,
                                     void* scratch, int threads) const {
-  multiply_into(a, a_signed, a_zero, rows, sums, nullptr, &requantization, y, scratch, threads);
+  return multiply_into(a, a_signed, a_zero, rows, sums, nullptr, &requantization, y, scratch,
+                       threads);
 }
 
-void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+bool Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                              const Int8GemmFloatOutput* float_output,
                              const Int8Requantization* requantization, void* y, void* scratch,
                              int threads) const {
@@ -644,6 +646,7 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
     }
     return o;
   };
+  bool dense = false;  // the byte kernel was planned, A's residuals were too many
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), count = omp_get_num_threads();
@@ -668,6 +671,7 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
       int64_t residual_quads = 0;
       for (int64_t r = 0; r < rows; ++r) residual_quads += counts[r];
       clip = residual_quads * kGemmDenseResiduals <= rows * steps_;
+      if (t == 0) dense = !clip;
     }
     if (!clip) {
       widen_rows(my_first, my_last);
@@ -736,6 +740,7 @@ void Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
           });
     }
   }
+  return dense;
 }
 
 std::string Int8Gemm::method() const {
@@ -745,6 +750,15 @@ std::string Int8Gemm::method() const {
   if (k_ < kGemmClipMinK) return fmt::format("16-bit pairs (vpmaddwd): k = {} is short", k_);
   return "vpmaddubsw on A's bytes clipped around its zero point (16-bit pairs on calls whose "
          "activations lie far from it: random inputs do)";
+}
+
+std::string Int8GemmCalls::note() const {
+  const int64_t dense = dense_.load(std::memory_order_relaxed);
+  if (dense == 0) return "";
+  return fmt::format(
+      "16-bit pairs on {} of {} calls: this input's activations lay far from their zero point "
+      "(random inputs do), too many residuals for vpmaddubsw on clipped bytes",
+      dense, calls_.load(std::memory_order_relaxed));
 }
 
 bool int8_gemm_available() {

@@ -11,6 +11,7 @@
 // values and zero points. AVX2 only (a CPU with VNNI is exact in oneDNN already).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,17 +60,19 @@ class Int8Gemm {
   // out[r·n + j] = Σ_i (a[r·k + i] − a_zero) · (B[i, j] − b_zero[j]) for r < rows, as int32
   // (float_output == nullptr), else as float32 after float_output's steps. `threads`: OpenMP
   // threads to split the columns among (small products run on one).
-  void multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+  // Returns whether this call took 16-bit pairs for dense residuals (A far from its zero point)
+  // where the byte kernel was planned: slower, and data-dependent (Int8GemmCalls counts it).
+  bool multiply(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                 const Int8GemmFloatOutput* float_output, void* scratch, int threads) const;
   // The same product requantized to 8 bits (the QLinear products) straight from the registers:
   // y[r·n + j] as int8_requantize computes it from the sums. `sums` (rows × n int32) holds the
   // sums between passes when k takes more than one (past 768), and is not touched otherwise.
-  void multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
+  bool multiply_requantized(const void* a, bool a_signed, int32_t a_zero, int64_t rows,
                             const Int8Requantization& requantization, void* y, void* sums,
                             void* scratch, int threads) const;
 
  private:
-  void multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
+  bool multiply_into(const void* a, bool a_signed, int32_t a_zero, int64_t rows, void* out,
                      const Int8GemmFloatOutput* float_output,
                      const Int8Requantization* requantization, void* y, void* scratch,
                      int threads) const;
@@ -87,6 +90,21 @@ class Int8Gemm {
   std::vector<int64_t> fix_at_;
   // B with zero points, panel p: [pairs][16 columns][2] of B − b_zero (9 bits) as int16.
   std::vector<int16_t> wide_;
+};
+
+// An Int8Gemm's calls in a kernel's runs and how many took 16-bit pairs for dense residuals
+// (Int8Gemm::multiply's result), for Kernel::run_note. Counted from any thread.
+class Int8GemmCalls {
+ public:
+  void count(bool dense) {
+    calls_.fetch_add(1, std::memory_order_relaxed);
+    if (dense) dense_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // "" when no call fell back.
+  std::string note() const;
+
+ private:
+  std::atomic<int64_t> calls_{0}, dense_{0};
 };
 
 // How Int8Gemm multiplies, for the kernels' reasons (docs/quantization.md has the details).

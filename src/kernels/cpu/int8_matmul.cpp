@@ -92,6 +92,8 @@ class Int8MatMulKernel final : public Kernel {
     output_layouts_.assign(r.outputs.size(), Layout::kPlain);
   }
 
+  std::string run_note() const override { return calls_.note(); }
+
   void run(const KernelArgs& args) override {
     int32_t a_zero = 0;
     if (has_a_zero_) {
@@ -105,14 +107,15 @@ class Int8MatMulKernel final : public Kernel {
       float_output.bias = has_bias_ ? args.inputs[o_.float_bias]->data<float>() : nullptr;
     }
     if (o_.qlinear) {
-      gemm_.multiply_requantized(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
-                                 requantization_.get(), args.outputs[0]->raw(),
-                                 static_cast<char*>(args.scratch) + sums_at_, args.scratch,
-                                 threads_);
+      calls_.count(gemm_.multiply_requantized(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
+                                              requantization_.get(), args.outputs[0]->raw(),
+                                              static_cast<char*>(args.scratch) + sums_at_,
+                                              args.scratch, threads_));
       return;
     }
-    gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_, args.outputs[0]->raw(),
-                   o_.to_float ? &float_output : nullptr, args.scratch, threads_);
+    calls_.count(gemm_.multiply(args.inputs[o_.a]->raw(), a_signed_, a_zero, rows_,
+                                args.outputs[0]->raw(), o_.to_float ? &float_output : nullptr,
+                                args.scratch, threads_));
   }
 
  private:
@@ -123,7 +126,8 @@ class Int8MatMulKernel final : public Kernel {
   int64_t rows_ = 1;
   Int8Gemm gemm_;
   Int8RequantizationValues requantization_;  // QLinear*'s
-  int64_t sums_at_ = 0;                      // bytes into the scratch
+  Int8GemmCalls calls_;
+  int64_t sums_at_ = 0;  // bytes into the scratch
 };
 
 std::unique_ptr<Kernel> int8_matmul_prepare(const NodeRequest& r) {
