@@ -80,28 +80,20 @@ struct Int8BlockOut {
   int64_t ldy;
 };
 
-// A block's sums (rows × 16, staged in L1) requantized into o.y: a full panel 16 values a row in
-// float32 where that applies, else 8 columns' values at a time.
+// A block's sums (rows × 16, staged in L1) requantized into o.y: a full panel's 16 values a row
+// at a time, else 8 columns' values at a time.
 template <class Q>
 __attribute__((noinline)) STRATA_INT8_GEMM void int8_gemm_requantize_block(const int32_t* staged,
                                                                            int rows,
                                                                            const Int8BlockOut& o) {
   const Int8RequantizeColumns* c = o.requantize_columns;
   const int32_t zero_point = o.requantize->zero_point;
-  if (o.columns == kGemmColumns && c[0].fast) {
+  if (o.columns == kGemmColumns) {
     for (int r = 0; r < rows; ++r) {
-      const int32_t* at = staged + r * kGemmColumns;
-      __m256 ties = _mm256_setzero_ps();
-      __m256i y[2];
-      for (int h = 0; h < 2; ++h)
-        y[h] = int8_requantize8_float(
-            _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8 * h)), c[h], ties);
-      if (!_mm256_testz_ps(ties, ties))
-        for (int h = 0; h < 2; ++h)
-          y[h] = int8_requantize8_double(
-              _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8 * h)), c[h], zero_point);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o.y + r * o.ldy),
-                       int8_requantize_pack16<Q>(y[0], y[1]));
+      const auto* at = reinterpret_cast<const __m256i*>(staged + r * kGemmColumns);
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(o.y + r * o.ldy),
+          int8_requantize16<Q>(_mm256_load_si256(at), _mm256_load_si256(at + 1), c, zero_point));
     }
     return;
   }

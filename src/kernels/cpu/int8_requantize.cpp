@@ -19,13 +19,24 @@ constexpr double kInt8FloatMaxMultiplier = double(1 << 20);
 // Unclamped sums (all float32 exactly) must keep their products within this.
 constexpr double kInt8FloatMaxProduct = double(1 << 21);
 
-// rows × n sums requantized, 8 columns at a time (the last 1..7 masked): each group's
+// rows × n sums requantized, 16 columns at a time, then 8 (the last 1..7 masked): each group's
 // per-column values loaded once for every row.
 template <class Q>
 __attribute__((target("avx2"))) void int8_requantize_rows(const int32_t* sums, int64_t rows,
                                                           int64_t n, const Int8Requantization& q,
                                                           Q* y) {
-  for (int64_t j = 0; j < n; j += 8) {
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const Int8RequantizeColumns c[2] = {int8_requantize_columns(q, j, 8),
+                                        int8_requantize_columns(q, j + 8, 8)};
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto* at = reinterpret_cast<const __m256i*>(sums + r * n + j);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + r * n + j),
+                       int8_requantize16<Q>(_mm256_loadu_si256(at), _mm256_loadu_si256(at + 1), c,
+                                            q.zero_point));
+    }
+  }
+  for (; j < n; j += 8) {
     const int64_t left = std::min<int64_t>(8, n - j);
     const Int8RequantizeColumns c = int8_requantize_columns(q, j, left);
     const __m256i mask = int8_gemm_lanes(left);
