@@ -1,7 +1,7 @@
 // MaxPool and AveragePool over 2-D windows on activations whose channels are innermost
 // (channels-last, or blocked in 8 or 16 channels: the layouts the convolutions around a pooling
 // write), with AVX2: every window position is a whole vector of channels, so a 3×3 window is nine
-// vector maxima or sums per 8 channels (six for max pooling of horizontal stride 1, below).
+// vector maxima or sums per 8 channels (six for a horizontal stride of 1, below).
 // oneDNN 2.6's AVX2 pooling ran 2× slower on GoogLeNet's and Inception's layers (AMD Zen 3: 3×3,
 // stride 1, 256 channels at 28×28 in nChw8c, 0.71 ms against 0.34), 12% of GoogLeNet's run. Plain
 // (nchw) inputs, dilations, 1-D and 3-D windows and global pools stay with oneDNN.
@@ -88,14 +88,16 @@ __attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float
   }
 }
 
-// One output row of a max pooling of horizontal stride 1, in two passes that share work between
-// neighbouring windows: the maximum over the window's rows of every input column into `columns`
-// (width × channels floats), then over kernel_w neighbouring columns; 3 + 3 vector maxima per
-// output instead of 9 for a 3×3 window (GoogLeNet's and Inception's 3×3 stride-1 pools over 256
-// channels at 28×28: 0.22 → 0.15 ms on an AVX2 Zen 3). Maxima in any order are the same value.
-__attribute__((target("avx2"))) void max_pool_row_separable(const PoolGeometry& g, const float* in,
-                                                            float* out, int64_t out_y,
-                                                            float* columns) {
+// One output row of a pooling of horizontal stride 1, in two passes that share work between
+// neighbouring windows: the maximum (sum) over the window's rows of every input column into
+// `columns` (width × channels floats), then over kernel_w neighbouring columns; 3 + 3 vector
+// operations per output instead of 9 for a 3×3 window (GoogLeNet's and Inception's 3×3 stride-1
+// pools over 256 channels at 28×28: 0.22 → 0.15 ms on an AVX2 Zen 3). Maxima in any order are the
+// same value; sums taken column first round differently from the reference's row-major order,
+// within its tolerance, as oneDNN's do.
+template <bool kMax>
+__attribute__((target("avx2"))) void pool_row_separable(const PoolGeometry& g, const float* in,
+                                                        float* out, int64_t out_y, float* columns) {
   const int64_t y0 = out_y * g.stride_h - g.pad_top;
   const int64_t top = std::max<int64_t>(y0, 0), bottom = std::min(y0 + g.kernel_h, g.height);
   const int64_t row_values = g.width * g.channels;
@@ -103,31 +105,44 @@ __attribute__((target("avx2"))) void max_pool_row_separable(const PoolGeometry& 
   int64_t i = 0;
   for (; i + 8 <= row_values; i += 8) {
     __m256 acc = _mm256_loadu_ps(first + i);
-    for (int64_t y = 1; y < bottom - top; ++y)
-      acc = _mm256_max_ps(acc, _mm256_loadu_ps(first + y * row_values + i));
+    for (int64_t y = 1; y < bottom - top; ++y) {
+      const __m256 v = _mm256_loadu_ps(first + y * row_values + i);
+      acc = kMax ? _mm256_max_ps(acc, v) : _mm256_add_ps(acc, v);
+    }
     _mm256_storeu_ps(columns + i, acc);
   }
   for (; i < row_values; ++i) {
     float acc = first[i];
-    for (int64_t y = 1; y < bottom - top; ++y) acc = std::max(acc, first[y * row_values + i]);
+    for (int64_t y = 1; y < bottom - top; ++y) {
+      const float v = first[y * row_values + i];
+      acc = kMax ? std::max(acc, v) : acc + v;
+    }
     columns[i] = acc;
   }
   for (int64_t out_x = 0; out_x < g.out_width; ++out_x) {
     const int64_t x0 = out_x - g.pad_left;
     const int64_t left = std::max<int64_t>(x0, 0), right = std::min(x0 + g.kernel_w, g.width);
+    const float count = g.count_include_pad ? float(g.kernel_h * g.kernel_w)
+                                            : float((bottom - top) * (right - left));
     float* to = out + out_x * g.channels;
     const float* column = columns + left * g.channels;
     int64_t c = 0;
     for (; c + 8 <= g.channels; c += 8) {
       __m256 acc = _mm256_loadu_ps(column + c);
-      for (int64_t x = 1; x < right - left; ++x)
-        acc = _mm256_max_ps(acc, _mm256_loadu_ps(column + x * g.channels + c));
+      for (int64_t x = 1; x < right - left; ++x) {
+        const __m256 v = _mm256_loadu_ps(column + x * g.channels + c);
+        acc = kMax ? _mm256_max_ps(acc, v) : _mm256_add_ps(acc, v);
+      }
+      if (!kMax) acc = _mm256_div_ps(acc, _mm256_set1_ps(count));
       _mm256_storeu_ps(to + c, acc);
     }
     for (; c < g.channels; ++c) {
       float acc = column[c];
-      for (int64_t x = 1; x < right - left; ++x) acc = std::max(acc, column[x * g.channels + c]);
-      to[c] = acc;
+      for (int64_t x = 1; x < right - left; ++x) {
+        const float v = column[x * g.channels + c];
+        acc = kMax ? std::max(acc, v) : acc + v;
+      }
+      to[c] = kMax ? acc : acc / count;
     }
   }
 }
@@ -158,7 +173,7 @@ class VectorPoolKernel final : public Kernel {
     const ops::PoolAttributes attrs = *ops::pool_attributes(r.op);
     g_.is_max = attrs.is_max;
     g_.count_include_pad = attrs.count_include_pad;
-    separable_ = g_.is_max && g_.stride_w == 1 && g_.kernel_w > 1;
+    separable_ = g_.stride_w == 1 && g_.kernel_w > 1;
     threads_ = std::max(1, r.threads);
     if (separable_) scratch_bytes_ = threads_ * g_.width * g_.channels * int64_t(sizeof(float));
   }
@@ -174,11 +189,14 @@ class VectorPoolKernel final : public Kernel {
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t group = row / g_.out_height;
       const float* from = in + group * in_group;
-      if (separable_)
-        max_pool_row_separable(
-            g_, from, out + row * out_row, row % g_.out_height,
-            static_cast<float*>(args.scratch) + omp_get_thread_num() * g_.width * g_.channels);
-      else if (g_.is_max)
+      if (separable_) {
+        float* columns =
+            static_cast<float*>(args.scratch) + omp_get_thread_num() * g_.width * g_.channels;
+        if (g_.is_max)
+          pool_row_separable<true>(g_, from, out + row * out_row, row % g_.out_height, columns);
+        else
+          pool_row_separable<false>(g_, from, out + row * out_row, row % g_.out_height, columns);
+      } else if (g_.is_max)
         pool_row<true>(g_, from, out + row * out_row, row % g_.out_height);
       else
         pool_row<false>(g_, from, out + row * out_row, row % g_.out_height);
@@ -187,7 +205,7 @@ class VectorPoolKernel final : public Kernel {
 
  private:
   PoolGeometry g_{};
-  bool separable_ = false;  // max pooling of horizontal stride 1: max_pool_row_separable
+  bool separable_ = false;  // horizontal stride 1: pool_row_separable
   int threads_ = 1;
 };
 
