@@ -9,7 +9,9 @@ medians (bench/RESULTS.md, 2026-11-27).
 
 --side-by-side runs the two builds at the same time instead, one thread each on a CPU of its own
 (swapping CPUs every round), so that both see the same spell of a host whose speed drifts over
-seconds; it also prints each round's whole-run median ratio, whose median is the figure to quote.
+seconds. Each round's whole-run median ratio is printed too, as a measure of the spread: on the
+shared hosts it varies far more than the per-node minimums (0.77–1.39 in one run of four rounds
+whose node sums differed by 1%).
 
 Inputs: the model's bench/models/NAME/inputs/*.npy when they exist (else strata's random ones);
 --dim N=1 is passed for models with a dynamic batch.

@@ -94,14 +94,14 @@ TEST(OnednnPool, ChannelVectorPoolingMatchesTheReferenceKernelInEveryLayout) {
   }
 }
 
-// Pooling of horizontal stride 1 takes the maximum (sum) over the window's rows once per input
-// column, then over neighbouring columns (each thread its own row of column maxima or sums);
-// averages divide by the window's count with or without its padding.
-TEST(OnednnPool, SeparableStrideOnePoolingMatchesTheReferenceKernel) {
+// Pooling takes the maximum (sum) over the window's rows once per input column, then over
+// neighbouring columns (each thread its own row of column maxima or sums), at horizontal strides
+// 1 and 2; averages divide by the window's count with or without its padding.
+TEST(OnednnPool, SeparablePoolingMatchesTheReferenceKernel) {
   std::mt19937 rng(406);
-  for (int i = 0; i < 32; ++i) {
-    RandomPool p(rng, i < 16, 2, 40, false);
-    p.sw = 1;
+  for (int i = 0; i < 48; ++i) {
+    RandomPool p(rng, i % 3 == 0, 2, 40, false);
+    p.sw = 1 + i % 2;
     p.kw = std::max<int64_t>(p.kw, 2);
     p.w = std::max(p.w, p.kw);
     p.pads[1] = std::min(p.pads[1], p.kw - 1);
