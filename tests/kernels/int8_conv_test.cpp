@@ -84,7 +84,15 @@ TEST(ExactInt8Conv, EqualsTheReferenceBitForBit) {
       EXPECT_NE(f.steps[0].reason.find("exact int8 convolution"), std::string::npos)
           << f.steps[0].reason;
       // The last case's 784 rows make blocks of 170: on 2 threads each takes whole ones.
-      const bool shared = at + 1 == cases.size() && threads == 2;
+      // Whole blocks per thread: two full ones each (the last case), or more rows than columns
+      // and 48 rows for each of 2 blocks per thread.
+      const auto out_size = [&](int64_t in, int64_t kernel, int64_t pad_sum) {
+        return (in + pad_sum - c.dilation * (kernel - 1) - 1) / c.stride + 1;
+      };
+      const int64_t rows = c.batch * out_size(c.width, c.kernel_w, c.pads[1] + c.pads[3]) *
+                           (c.one_d ? 1 : out_size(c.height, c.kernel_h, c.pads[0] + c.pads[2]));
+      const bool shared =
+          threads == 2 && (at + 1 == cases.size() || (rows >= c.outputs && rows >= 2 * 2 * 48));
       EXPECT_EQ(f.steps[0].reason.find("whole blocks shared among 2 threads") != std::string::npos,
                 shared)
           << f.steps[0].reason;

@@ -179,6 +179,8 @@ constexpr int64_t kInt8ConvSliceBytes = 192 << 10;
 constexpr int64_t kInt8ConvMaxBlockRows = 384;
 // The GEMM's block heights (4 and 6 rows): blocks of rows are multiples of both.
 constexpr int64_t kInt8ConvGemmRows = 12;
+// The fewest rows a thread's block takes when the threads share a convolution's rows.
+constexpr int64_t kInt8ConvMinWorkerRows = 48;
 
 Verdict int8_conv_supports(const NodeRequest& r) {
   const ops::ConvAttributes* attrs = ops::qlinear_conv_attributes(r.op);
@@ -252,12 +254,18 @@ class ExactInt8ConvKernel final : public Kernel {
                                         kInt8ConvMaxBlockRows);
     int64_t blocks = std::max<int64_t>(1, (rows_ + block - 1) / block);
     workers_ = 1;
-    // Each thread takes whole blocks when it gets two or more full ones; with fewer rows (the last
-    // stages of a CNN, whose weights are the largest) the threads share each block's columns, so
-    // that each reads half the weights rather than all of them (resnet50_qdq's layer4 at 2
-    // threads).
-    if (threads_ > 1 && rows_ >= threads_ * 2 * block) {
+    // Each thread takes whole blocks when it gets two or more full ones, or when the rows
+    // outnumber the columns (A then outweighs the weights, which each thread reads whole): two
+    // blocks each, smaller than the caches need (mobilenet_v2_qdq's 28×28 layers, 784 rows of 192
+    // or 32 columns, had run on one thread: each block too small to share its columns). With fewer
+    // rows (the last stages of a CNN, whose weights are the largest) the threads share each
+    // block's columns, so that each reads half the weights rather than all of them
+    // (resnet50_qdq's layer4 at 2 threads).
+    if (threads_ > 1 && (rows_ >= threads_ * 2 * block ||
+                         (rows_ >= m && rows_ >= threads_ * 2 * kInt8ConvMinWorkerRows))) {
       workers_ = threads_;
+      block = std::min(block, (rows_ + 2 * threads_ - 1) / (2 * threads_));
+      blocks = std::max<int64_t>(1, (rows_ + block - 1) / block);
       blocks = (std::max<int64_t>(blocks, workers_) + workers_ - 1) / workers_ * workers_;
     }
     block_rows_ = std::max<int64_t>(1, (rows_ + blocks - 1) / blocks);

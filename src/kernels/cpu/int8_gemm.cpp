@@ -36,8 +36,10 @@ constexpr int64_t kGemmFixShare = 32;
 // Below this k the int16 kernel takes B without zero points too: clipping A's rows costs more than
 // the byte kernel saves (k = 16, 24 and 32 ran 5-15% slower in the byte kernel on Zen 3).
 constexpr int64_t kGemmClipMinK = 64;
-// Below this many multiply-adds a product runs on one thread (waking others costs more).
-constexpr double kGemmShareMacs = double(1 << 21);
+// Below this many multiply-adds a product runs on one thread (waking others costs more; the
+// session keeps small steps on one thread anyway when idle workers sleep). 2^20: mobilenet_v2_qdq's
+// classifier, 1280 × 1000 weights read once, on two threads.
+constexpr double kGemmShareMacs = double(1 << 20);
 
 // A quad of k where a row of A leaves residuals (int8_gemm_split): 4 bytes above the clipped
 // range and 4 below, each 0..127.
