@@ -10,6 +10,7 @@
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul.h"
 #include "passes/fuse_qdq.h"
+#include "passes/merge_duplicate_nodes.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/sink_transposes.h"
 
@@ -44,6 +45,7 @@ std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   records.push_back({"fuse_conv", fuse_conv(graph)});
   records.push_back({"fuse_matmul", fuse_matmul(graph)});
   records.push_back({"fuse_gelu", fuse_gelu(graph)});
+  records.push_back({"merge_duplicate_nodes", merge_duplicate_nodes(graph)});
   records.push_back({"remove_dead_nodes", remove_dead_nodes(graph)});
   return records;
 }

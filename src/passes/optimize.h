@@ -1,6 +1,7 @@
 // The graph optimisation pipeline run before a session prepares a model for speed: constant
 // folding, Transposes moved out of the convolutions' way, BatchNorm and scale/shift folding,
-// LayerNorm / Conv / MatMul fusion and dead-node removal, in that order. Every pass is its own
+// LayerNorm / Conv / MatMul fusion, common subexpressions merged and dead-node removal, in that
+// order. Every pass is its own
 // function (and file) with its own test.
 #pragma once
 
