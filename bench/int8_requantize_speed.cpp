@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   const Shape shapes[] = {{12544, 16, 96}, {3136, 24, 144}, {12544, 32, 16},
                           {784, 32, 192},  {3136, 144, 24}, {196, 576, 96}};
   std::mt19937 rng(1);
-  fmt::print("| rows × k × n | double ms | float32 ms | float32 ÷ double |\n|---|---:|---:|---:|\n");
+  fmt::print(
+      "| rows × k × n | double ms | float32 ms | float32 ÷ double |\n|---|---:|---:|---:|\n");
   for (const Shape& s : shapes) {
     // Weights as calibrated per-channel ones spread; activations around their zero point.
     std::normal_distribution<float> weight(0, 40), activation(128, 10);

@@ -29,7 +29,7 @@ struct NodeProfile {
   std::string kernel_reason;  // why the session chose it (fast-run: every candidate's time)
   // What its kernel's runs did that depends on the data and costs time (Kernel::run_note), or "".
   std::string run_note;
-  std::string layout;         // "nchw", "nChw16c", ... ("" when not applicable)
+  std::string layout;  // "nchw", "nChw16c", ... ("" when not applicable)
   // "float32[1,3,224,224]"; for a node whose shapes changed between calls, their range per dim
   // ("float32[1..37,4]").
   std::vector<std::string> input_shapes;
