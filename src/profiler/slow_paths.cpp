@@ -38,9 +38,9 @@ std::string data_dependent_warning(const std::vector<StepTime>& steps, double to
                      noted.size() > 1 ? fmt::format("; and {} more", noted.size() - 1) : "");
 }
 
-}  // namespace
-
-std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms) {
+// A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`.
+std::vector<std::string> reference_path_warnings(const std::vector<StepTime>& steps,
+                                                 double total_ms) {
   std::vector<const StepTime*> slow;
   for (const StepTime& s : steps)
     if (total_ms > 0 && is_reference_kernel(s.kernel) && s.ms > kSlowPathShare * total_ms &&
@@ -56,6 +56,13 @@ std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, 
                                  : s->kernel + " (a reference implementation)",
         100 * s->ms / total_ms, s->ms,
         s->reason.empty() ? "" : ": " + s->reason));  // profiles of old versions have none
+  return warnings;
+}
+
+}  // namespace
+
+std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms) {
+  std::vector<std::string> warnings = reference_path_warnings(steps, total_ms);
   if (std::string w = data_dependent_warning(steps, total_ms); !w.empty())
     warnings.push_back(std::move(w));
   return warnings;
@@ -118,7 +125,7 @@ std::vector<std::string> slow_path_warnings(runtime::Session& session,
   } hooked{session};
   session.set_hooks(&clock);
   double total_ms = 1e300;
-  const auto warnings_after = [&](int runs) {
+  const auto timed_steps = [&](int runs) {
     for (int r = 0; r < runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       session.run(inputs);
@@ -133,13 +140,14 @@ std::vector<std::string> slow_path_warnings(runtime::Session& session,
       steps.push_back({node.name, node.op_type, info[s].kernel, info[s].reason, clock.ms()[s],
                        session.run_note(s)});
     }
-    return slow_path_warnings(steps, total_ms);
+    return steps;
   };
   // One inference finds the candidates; on a busy machine another process may have held the CPU
   // during one step, so a warning stands only when two more inferences confirm it (each step's
   // fastest time against the fastest whole run).
-  if (warnings_after(1).empty()) return {};
-  return warnings_after(kSlowPathConfirmRuns);
+  const std::vector<StepTime> first = timed_steps(1);
+  if (reference_path_warnings(first, total_ms).empty()) return slow_path_warnings(first, total_ms);
+  return slow_path_warnings(timed_steps(kSlowPathConfirmRuns), total_ms);
 }
 
 }  // namespace strata::profiler

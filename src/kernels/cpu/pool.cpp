@@ -1,7 +1,7 @@
 // MaxPool and AveragePool over 2-D windows on activations whose channels are innermost
 // (channels-last, or blocked in 8 or 16 channels: the layouts the convolutions around a pooling
 // write), with AVX2: every window position is a whole vector of channels, so a 3×3 window is nine
-// vector maxima or sums per 8 channels (six to seven taken as rows then columns, below).
+// vector maxima or sums per 8 channels, six to seven taken as rows then columns (pool_row).
 // oneDNN 2.6's AVX2 pooling ran 2× slower on GoogLeNet's and Inception's layers (AMD Zen 3: 3×3,
 // stride 1, 256 channels at 28×28 in nChw8c, 0.71 ms against 0.34), 12% of GoogLeNet's run. Plain
 // (nchw) inputs, dilations, 1-D and 3-D windows and global pools stay with oneDNN.
@@ -51,54 +51,16 @@ struct PoolGeometry {
   bool is_max, count_include_pad;
 };
 
-// One output row of one group: out[x][c] over the window of each x.
-template <bool kMax>
-__attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float* in, float* out,
-                                              int64_t out_y) {
-  const int64_t y0 = out_y * g.stride_h - g.pad_top;
-  const int64_t top = std::max<int64_t>(y0, 0), bottom = std::min(y0 + g.kernel_h, g.height);
-  const int64_t row_values = g.width * g.channels;
-  for (int64_t out_x = 0; out_x < g.out_width; ++out_x) {
-    const int64_t x0 = out_x * g.stride_w - g.pad_left;
-    const int64_t left = std::max<int64_t>(x0, 0), right = std::min(x0 + g.kernel_w, g.width);
-    const float count = g.count_include_pad ? float(g.kernel_h * g.kernel_w)
-                                            : float((bottom - top) * (right - left));
-    float* to = out + out_x * g.channels;
-    const float* window = in + top * row_values + left * g.channels;
-    int64_t c = 0;
-    for (; c + 8 <= g.channels; c += 8) {
-      __m256 acc = _mm256_set1_ps(kMax ? -FLT_MAX : 0.f);
-      for (int64_t y = 0; y < bottom - top; ++y)
-        for (int64_t x = 0; x < right - left; ++x) {
-          const __m256 v = _mm256_loadu_ps(window + y * row_values + x * g.channels + c);
-          acc = kMax ? _mm256_max_ps(acc, v) : _mm256_add_ps(acc, v);
-        }
-      if (!kMax) acc = _mm256_div_ps(acc, _mm256_set1_ps(count));
-      _mm256_storeu_ps(to + c, acc);
-    }
-    for (; c < g.channels; ++c) {  // channels-last with a channel count not a multiple of 8
-      float acc = kMax ? -FLT_MAX : 0.f;
-      for (int64_t y = 0; y < bottom - top; ++y)
-        for (int64_t x = 0; x < right - left; ++x) {
-          const float v = window[y * row_values + x * g.channels + c];
-          acc = kMax ? std::max(acc, v) : acc + v;
-        }
-      to[c] = kMax ? acc : acc / count;
-    }
-  }
-}
-
-// One output row of a pooling, in two passes that share work between neighbouring windows: the
+// One output row of one group, in two passes that share work between neighbouring windows: the
 // maximum (sum) over the window's rows of every input column into `columns` (width × channels
 // floats), then over kernel_w neighbouring columns; for a 3×3 window 3 + 3 vector operations per
 // output instead of 9 at stride 1, 4 + 3 at stride 2, and chains of 3 dependent ones instead of 9
 // (GoogLeNet's and Inception's 3×3 stride-1 pools over 256 channels at 28×28: 0.22 → 0.15 ms on an
-// AVX2 Zen 3). Maxima in any order are the
-// same value; sums taken column first round differently from the reference's row-major order,
-// within its tolerance, as oneDNN's do.
+// AVX2 Zen 3). Maxima in any order are the same value; sums taken column first round differently
+// from the reference's row-major order, within its tolerance, as oneDNN's do.
 template <bool kMax>
-__attribute__((target("avx2"))) void pool_row_separable(const PoolGeometry& g, const float* in,
-                                                        float* out, int64_t out_y, float* columns) {
+__attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float* in, float* out,
+                                              int64_t out_y, float* columns) {
   const int64_t y0 = out_y * g.stride_h - g.pad_top;
   const int64_t top = std::max<int64_t>(y0, 0), bottom = std::min(y0 + g.kernel_h, g.height);
   const int64_t row_values = g.width * g.channels;
@@ -174,9 +136,8 @@ class VectorPoolKernel final : public Kernel {
     const ops::PoolAttributes attrs = *ops::pool_attributes(r.op);
     g_.is_max = attrs.is_max;
     g_.count_include_pad = attrs.count_include_pad;
-    separable_ = g_.kernel_w > 1;
     threads_ = std::max(1, r.threads);
-    if (separable_) scratch_bytes_ = threads_ * g_.width * g_.channels * int64_t(sizeof(float));
+    scratch_bytes_ = threads_ * g_.width * g_.channels * int64_t(sizeof(float));
   }
 
   void run(const KernelArgs& args) override {
@@ -190,23 +151,17 @@ class VectorPoolKernel final : public Kernel {
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t group = row / g_.out_height;
       const float* from = in + group * in_group;
-      if (separable_) {
-        float* columns =
-            static_cast<float*>(args.scratch) + omp_get_thread_num() * g_.width * g_.channels;
-        if (g_.is_max)
-          pool_row_separable<true>(g_, from, out + row * out_row, row % g_.out_height, columns);
-        else
-          pool_row_separable<false>(g_, from, out + row * out_row, row % g_.out_height, columns);
-      } else if (g_.is_max)
-        pool_row<true>(g_, from, out + row * out_row, row % g_.out_height);
+      float* columns =
+          static_cast<float*>(args.scratch) + omp_get_thread_num() * g_.width * g_.channels;
+      if (g_.is_max)
+        pool_row<true>(g_, from, out + row * out_row, row % g_.out_height, columns);
       else
-        pool_row<false>(g_, from, out + row * out_row, row % g_.out_height);
+        pool_row<false>(g_, from, out + row * out_row, row % g_.out_height, columns);
     }
   }
 
  private:
   PoolGeometry g_{};
-  bool separable_ = false;  // windows wider than one column: pool_row_separable
   int threads_ = 1;
 };
 
