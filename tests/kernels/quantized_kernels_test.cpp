@@ -2,6 +2,7 @@
 // (src/kernels/onednn/qlinear_conv.cpp) on random shapes, zero points and scales, and strata's
 // per-tensor QuantizeLinear/DequantizeLinear (src/kernels/cpu/quantize.cpp) on ties, saturation
 // and vector tails.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/int8_gemm.h"
@@ -295,6 +296,58 @@ TEST(QLinearAddKernel, EqualsTheReferenceOnEverySizeAndType) {
       }
     }
   }
+}
+
+// The add multiplies by a reciprocal of C's scale only where that was proven at prepare to give
+// every pair of 8-bit operands the reference's output: all 65536 pairs, for scales whose nearest
+// reciprocal works, scales that need a neighbour of it, and scales no reciprocal serves (these
+// keep the division; found by search).
+TEST(QLinearAddKernel, MultipliesByAReciprocalOnlyWhereEveryPairKeepsItsOutput) {
+  struct Scales {
+    float a, b, c, a_zero, b_zero, c_zero;
+  };
+  std::vector<Scales> cases = {{0x1.dc73a8p-6f, 0x1.85df6p-5f, 0x1.ab456cp-4f, 124, 113, 63},
+                               {0x1.e43df8p-4f, 0x1.1a07a8p-3f, 0x1.9efd98p-3f, 93, 136, 133}};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> scale(0.005f, 0.3f);
+  for (int i = 0; i < 24; ++i)
+    cases.push_back({scale(rng), scale(rng), scale(rng), float(rng() % 256), float(rng() % 256),
+                     float(rng() % 256)});
+  std::vector<uint8_t> a(65536), b(65536);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = uint8_t(i / 256);
+    b[i] = uint8_t(i % 256);
+  }
+  const std::vector<Tensor> inputs = {Tensor::from<uint8_t>({65536}, a),
+                                      Tensor::from<uint8_t>({65536}, b)};
+  int multiplied = 0, divided = 0;
+  for (const Scales& s : cases) {
+    SCOPED_TRACE(fmt::format("scales {} {} {}, zero points {} {} {}", s.a, s.b, s.c, s.a_zero,
+                             s.b_zero, s.c_zero));
+    GraphBuilder g(13);
+    g.input("a", {65536}, DType::kU8);
+    g.input("b", {65536}, DType::kU8);
+    g.constant("a_scale", Tensor::from<float>({}, {s.a}));
+    g.constant("a_zp", Tensor::from<uint8_t>({}, {uint8_t(s.a_zero)}));
+    g.constant("b_scale", Tensor::from<float>({}, {s.b}));
+    g.constant("b_zp", Tensor::from<uint8_t>({}, {uint8_t(s.b_zero)}));
+    g.constant("c_scale", Tensor::from<float>({}, {s.c}));
+    g.constant("c_zp", Tensor::from<uint8_t>({}, {uint8_t(s.c_zero)}));
+    g.node("QLinearAdd", {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "c_scale", "c_zp"}, {"c"})
+        .domain = "strata";
+    g.output("c");
+    const ir::Graph graph = g.build();
+    runtime::SessionOptions fast, reference;
+    reference.fast_kernels = false;
+    const SessionResult f = run_session(graph, inputs, fast);
+    const SessionResult r = run_session(graph, inputs, reference);
+    EXPECT_EQ(f.outputs[0].to_double(), r.outputs[0].to_double());
+    const bool multiplies = f.steps[0].reason.find("times a reciprocal") != std::string::npos;
+    multiplied += multiplies;
+    divided += !multiplies;
+  }
+  EXPECT_GE(multiplied, 20);
+  EXPECT_GE(divided, 2);
 }
 
 // In a QDQ network the add reads a convolution's channels-last output and another value, and a

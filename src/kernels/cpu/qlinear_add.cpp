@@ -3,7 +3,10 @@
 // or 8 (AVX2) in the reference kernel's float32 arithmetic (equal results), where the graph it
 // replaces wrote two float32 copies and their float32 sum. Element-wise: plain or channels-last
 // data is read as it comes, both operands in one layout. Large tensors are shared among the
-// session's threads.
+// session's threads. The reference divides the sum by C's scale; the output depends on the two
+// 8-bit operands alone (65536 pairs), so at prepare every pair is tried with a product by a
+// reciprocal instead (1 / scale or a neighbour of it), and where one gives every pair's output
+// unchanged the kernel multiplies (a division takes 5-10 times a product's throughput).
 #include <omp.h>
 
 #include <algorithm>
@@ -49,65 +52,111 @@ Verdict qlinear_add_supports(const NodeRequest& r) {
 
 struct Parameters {
   float a_scale, a_zero, b_scale, b_zero, c_scale, c_zero;
+  // Set where a product by it was proven to give every output the division gives (0: divide).
+  float c_reciprocal = 0;
 };
 
+// The output for a sum already divided by C's scale.
+template <class C>
+C quantize_scaled(float scaled, const Parameters& p) {
+  return C(std::clamp(std::nearbyint(scaled) + p.c_zero, float(std::numeric_limits<C>::lowest()),
+                      float(std::numeric_limits<C>::max())));
+}
+
 // Compiled without FMA (the baseline target): two roundings, as in the reference kernel.
+template <class A, class B>
+float add_dequantized(A a, B b, const Parameters& p) {
+  return (float(a) - p.a_zero) * p.a_scale + (float(b) - p.b_zero) * p.b_scale;
+}
+
 template <class A, class B, class C>
 void add_scalar(const A* a, const B* b, C* c, int64_t n, const Parameters& p) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float sum = (float(a[i]) - p.a_zero) * p.a_scale + (float(b[i]) - p.b_zero) * p.b_scale;
-    c[i] = C(std::clamp(std::nearbyint(sum / p.c_scale) + p.c_zero,
-                        float(std::numeric_limits<C>::lowest()),
-                        float(std::numeric_limits<C>::max())));
+  for (int64_t i = 0; i < n; ++i)
+    c[i] = quantize_scaled<C>(add_dequantized(a[i], b[i], p) / p.c_scale, p);
+}
+
+// A reciprocal of C's scale whose product gives every pair of operands the output the division
+// gives, or 0. Candidates: 1 / scale rounded, and its nearest floats on either side.
+template <class A, class B, class C>
+float exact_reciprocal(const Parameters& p) {
+  using A_limits = std::numeric_limits<A>;
+  using B_limits = std::numeric_limits<B>;
+  const float nearest = 1.0f / p.c_scale;
+  const float candidates[] = {nearest, std::nextafter(nearest, 0.0f),
+                              std::nextafter(nearest, std::numeric_limits<float>::infinity())};
+  for (const float r : candidates) {
+    if (!std::isfinite(r) || r == 0) continue;
+    bool equal = true;
+    for (int a = A_limits::lowest(); equal && a <= A_limits::max(); ++a)
+      for (int b = B_limits::lowest(); b <= B_limits::max(); ++b) {
+        const float sum = add_dequantized(A(a), B(b), p);
+        if (quantize_scaled<C>(sum * r, p) != quantize_scaled<C>(sum / p.c_scale, p)) {
+          equal = false;
+          break;
+        }
+      }
+    if (equal) return r;
   }
+  return 0;
 }
 
 struct VectorParameters {
   __m512 a_scale, a_zero, b_scale, b_zero, c_scale, c_zero;
 };
 
-template <class A, class B, class C>
+template <class A, class B, class C, bool kMultiply>
 STRATA_AVX512BW __m128i add16(const VectorParameters& p, __m128i a, __m128i b) {
   // An explicitly rounded add: the compiler may not contract it with the products into a fused
   // multiply-add, which rounds once where the reference kernel rounds twice.
-  return quantize16<C>(_mm512_add_round_ps(dequantize16<A>(a, p.a_scale, p.a_zero),
-                                           dequantize16<B>(b, p.b_scale, p.b_zero),
-                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-                       p.c_scale, p.c_zero);
+  const __m512 sum = _mm512_add_round_ps(dequantize16<A>(a, p.a_scale, p.a_zero),
+                                         dequantize16<B>(b, p.b_scale, p.b_zero),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  if constexpr (kMultiply)
+    return quantize16_scaled<C>(_mm512_mul_ps(sum, p.c_scale), p.c_zero);
+  else
+    return quantize16<C>(sum, p.c_scale, p.c_zero);
 }
 
-template <class A, class B, class C>
+// kMultiply: by p.c_reciprocal (VectorParameters' c_scale holds it).
+template <class A, class B, class C, bool kMultiply>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void add_avx512(const A* a, const B* b, C* c,
                                                                      int64_t n,
                                                                      const Parameters& p) {
-  const VectorParameters p_v = {_mm512_set1_ps(p.a_scale), _mm512_set1_ps(p.a_zero),
-                                _mm512_set1_ps(p.b_scale), _mm512_set1_ps(p.b_zero),
-                                _mm512_set1_ps(p.c_scale), _mm512_set1_ps(p.c_zero)};
+  const VectorParameters p_v = {_mm512_set1_ps(p.a_scale),
+                                _mm512_set1_ps(p.a_zero),
+                                _mm512_set1_ps(p.b_scale),
+                                _mm512_set1_ps(p.b_zero),
+                                _mm512_set1_ps(kMultiply ? p.c_reciprocal : p.c_scale),
+                                _mm512_set1_ps(p.c_zero)};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + i),
-                     add16<A, B, C>(p_v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)),
-                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(c + i),
+        add16<A, B, C, kMultiply>(p_v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)),
+                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))));
   if (i < n) {
     const __mmask16 tail = __mmask16((1u << (n - i)) - 1);
-    _mm_mask_storeu_epi8(
-        c + i, tail,
-        add16<A, B, C>(p_v, _mm_maskz_loadu_epi8(tail, a + i), _mm_maskz_loadu_epi8(tail, b + i)));
+    _mm_mask_storeu_epi8(c + i, tail,
+                         add16<A, B, C, kMultiply>(p_v, _mm_maskz_loadu_epi8(tail, a + i),
+                                                   _mm_maskz_loadu_epi8(tail, b + i)));
   }
 }
 
 // Without FMA in the target, the product and the sum cannot be contracted.
-template <class A, class B, class C>
+template <class A, class B, class C, bool kMultiply>
 __attribute__((target("avx2"))) void add_avx2(const A* a, const B* b, C* c, int64_t n,
                                               const Parameters& p) {
   const __m256 a_scale = _mm256_set1_ps(p.a_scale), a_zero = _mm256_set1_ps(p.a_zero);
   const __m256 b_scale = _mm256_set1_ps(p.b_scale), b_zero = _mm256_set1_ps(p.b_zero);
-  const __m256 c_scale = _mm256_set1_ps(p.c_scale), c_zero = _mm256_set1_ps(p.c_zero);
+  const __m256 c_scale = _mm256_set1_ps(kMultiply ? p.c_reciprocal : p.c_scale);
+  const __m256 c_zero = _mm256_set1_ps(p.c_zero);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store8(c + i, quantize8<C>(_mm256_add_ps(dequantize8<A>(load8(a + i), a_scale, a_zero),
-                                             dequantize8<B>(load8(b + i), b_scale, b_zero)),
-                               c_scale, c_zero));
+  for (; i + 8 <= n; i += 8) {
+    const __m256 sum = _mm256_add_ps(dequantize8<A>(load8(a + i), a_scale, a_zero),
+                                     dequantize8<B>(load8(b + i), b_scale, b_zero));
+    store8(c + i, kMultiply ? quantize8_scaled<C>(_mm256_mul_ps(sum, c_scale), c_zero)
+                            : quantize8<C>(sum, c_scale, c_zero));
+  }
   add_scalar(a + i, b + i, c + i, n - i, p);
 }
 
@@ -120,6 +169,17 @@ class QLinearAddKernel final : public Kernel {
     const auto value = [&](size_t i) { return float(r.input(i).value->to_double()[0]); };
     p_ = {value(kA + 1), value(kA + 2),  value(kB + 1),
           value(kB + 2), value(kCScale), value(kCZero)};
+    visit_8_bit(a_type_, [&]<class A>(Type<A>) {
+      visit_8_bit(b_type_, [&]<class B>(Type<B>) {
+        visit_8_bit(c_type_,
+                    [&]<class C>(Type<C>) { p_.c_reciprocal = exact_reciprocal<A, B, C>(p_); });
+      });
+    });
+    note_ = p_.c_reciprocal != 0
+                ? "the sums times a reciprocal of C's scale, proven at prepare to give every pair "
+                  "of operands the output of the reference's division"
+                : "the sums divided by C's scale (no reciprocal gives every pair of operands the "
+                  "division's output)";
     const Layout layout = r.output_needs_plain[0] ? Layout::kPlain : r.input_layouts[kA];
     input_layouts_ = {layout, Layout::kPlain, Layout::kPlain, layout};
     input_layouts_.resize(r.inputs.size(), Layout::kPlain);
@@ -147,10 +207,15 @@ class QLinearAddKernel final : public Kernel {
       const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
       const int64_t begin = n * t / threads / 64 * 64;
       const int64_t end = t + 1 == threads ? n : n * (t + 1) / threads / 64 * 64;
-      if (simd_ == Simd::kAvx512)
-        add_avx512(a + begin, b + begin, c + begin, end - begin, p_);
+      const bool multiply = p_.c_reciprocal != 0;
+      if (simd_ == Simd::kAvx512 && multiply)
+        add_avx512<A, B, C, true>(a + begin, b + begin, c + begin, end - begin, p_);
+      else if (simd_ == Simd::kAvx512)
+        add_avx512<A, B, C, false>(a + begin, b + begin, c + begin, end - begin, p_);
+      else if (simd_ == Simd::kAvx2 && multiply)
+        add_avx2<A, B, C, true>(a + begin, b + begin, c + begin, end - begin, p_);
       else if (simd_ == Simd::kAvx2)
-        add_avx2(a + begin, b + begin, c + begin, end - begin, p_);
+        add_avx2<A, B, C, false>(a + begin, b + begin, c + begin, end - begin, p_);
       else
         add_scalar(a + begin, b + begin, c + begin, end - begin, p_);
     }

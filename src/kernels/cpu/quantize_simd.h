@@ -20,19 +20,25 @@ namespace strata::kernels::cpu {
 
 #define STRATA_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
 
-// 16 floats to 16 Q values: x / scale rounded half to even, plus the zero point, saturated.
+// 16 floats already divided by the scale to 16 Q values: rounded half to even, plus the zero
+// point, saturated.
 template <class Q>
-STRATA_AVX512BW __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+STRATA_AVX512BW __m128i quantize16_scaled(__m512 scaled, __m512 zero_point) {
   const __m512 lo = _mm512_set1_ps(float(std::numeric_limits<Q>::lowest()));
   const __m512 hi = _mm512_set1_ps(float(std::numeric_limits<Q>::max()));
-  const __m512 v =
-      _mm512_roundscale_ps(_mm512_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 v = _mm512_roundscale_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m512i q =
       _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zero_point), lo), hi));
   if constexpr (std::is_signed_v<Q>)
     return _mm512_cvtsepi32_epi8(q);
   else
     return _mm512_cvtusepi32_epi8(q);
+}
+
+// 16 floats to 16 Q values: x / scale rounded half to even, plus the zero point, saturated.
+template <class Q>
+STRATA_AVX512BW __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+  return quantize16_scaled<Q>(_mm512_div_ps(x, scale), zero_point);
 }
 
 // 16 Q values to 16 floats: (q - zero point) · scale.
@@ -48,13 +54,13 @@ STRATA_AVX512BW __m512 dequantize16(__m128i q, __m512 scale, __m512 zero_point) 
 
 #define STRATA_AVX2 __attribute__((target("avx2"), always_inline)) inline
 
-// 8 floats to 8 Q values, in the low 8 bytes: quantize16's arithmetic.
+// 8 floats already divided by the scale (`scaled`) to 8 Q values in the low 8 bytes:
+// quantize16_scaled's arithmetic.
 template <class Q>
-STRATA_AVX2 __m128i quantize8(__m256 x, __m256 scale, __m256 zero_point) {
+STRATA_AVX2 __m128i quantize8_scaled(__m256 scaled, __m256 zero_point) {
   const __m256 lo = _mm256_set1_ps(float(std::numeric_limits<Q>::lowest()));
   const __m256 hi = _mm256_set1_ps(float(std::numeric_limits<Q>::max()));
-  const __m256 v =
-      _mm256_round_ps(_mm256_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 v = _mm256_round_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m256i q =
       _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, zero_point), lo), hi));
   // In range already: the saturating packs only narrow.
@@ -63,6 +69,12 @@ STRATA_AVX2 __m128i quantize8(__m256 x, __m256 scale, __m256 zero_point) {
     return _mm_packs_epi16(words, words);
   else
     return _mm_packus_epi16(words, words);
+}
+
+// 8 floats to 8 Q values: quantize16's arithmetic.
+template <class Q>
+STRATA_AVX2 __m128i quantize8(__m256 x, __m256 scale, __m256 zero_point) {
+  return quantize8_scaled<Q>(_mm256_div_ps(x, scale), zero_point);
 }
 
 // The low 8 Q values of q to 8 floats: (q - zero point) · scale.
