@@ -311,6 +311,39 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
   return std::make_pair(std::move(node), std::move(chain));
 }
 
+// A MaxPool between DequantizeLinear and QuantizeLinear of one scale and zero point (per tensor,
+// 8 bits: a QDQ network's stem pool), at node `n`, as a MaxPool of the 8-bit values, and the nodes
+// it replaces. Exact: the maximum commutes with the increasing dequantization, and quantizing a
+// dequantized 8-bit value with the same scale and zero point gives it back (within two roundings of
+// an integer of at most 255). It reads a quarter of the bytes and skips two float32 tensors.
+std::optional<std::pair<ir::Node, std::vector<size_t>>> max_pool_in_8_bits_at(
+    ir::Graph& graph, const std::vector<std::vector<size_t>>& readers,
+    const std::vector<bool>& dead, size_t n, LeftInFloat&) {
+  const ir::Node& pool = graph.nodes[n];
+  if (pool.inputs.size() != 1) return {};
+  const std::optional<size_t> q_node = sole_reader(graph, readers, pool.outputs[0]);
+  if (!q_node || dead[*q_node]) return {};
+  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> x = dequantizer_of(graph, pool.inputs[0]);
+  if (!x || !y || x->scale_values->numel() != 1 || y->scale_values->numel() != 1) return {};
+  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  const DType type = graph.values[size_t(x->data)].dtype;
+  if (!is_8_bit(type) || graph.values[size_t(out)].dtype != type) return {};
+  if (x->scale_values->to_double() != y->scale_values->to_double()) return {};
+  const auto zero = [&](const Quantizer& q) {
+    return q.zero_point == ir::kNoValue ? std::vector<double>{0}
+                                        : constant_of(graph, q.zero_point)->to_double();
+  };
+  if (zero(*x) != zero(*y)) return {};
+  ir::Node node = pool;
+  node.inputs = {x->data};
+  node.outputs = {out};
+  std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {x});
+  chain.push_back(n);
+  chain.push_back(*q_node);
+  return std::make_pair(std::move(node), std::move(chain));
+}
+
 // True when `value` is float32 with one value, or one per column of a product with `columns`.
 bool is_scale_or_bias_shape(const ir::Value& value, int64_t columns, bool one_allowed) {
   if (value.dtype != DType::kF32 || !value.shape.is_static() || value.shape.rank() > 1)
@@ -375,6 +408,7 @@ size_t fuse_qdq(ir::Graph& graph, std::string* left_alone) {
                     : is_onnx_op(node, "MatMul")        ? &qlinear_matmul_at
                     : is_onnx_op(node, "Gemm")          ? &qlinear_gemm_at
                     : is_onnx_op(node, "Add")           ? &qlinear_add_at
+                    : is_onnx_op(node, "MaxPool")       ? &max_pool_in_8_bits_at
                     : is_onnx_op(node, "MatMulInteger") ? &matmul_integer_to_float_at
                                                         : nullptr;
     if (!at) continue;

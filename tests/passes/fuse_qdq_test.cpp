@@ -362,6 +362,66 @@ TEST(FuseQdq, LeavesAddsThatBroadcastOrHaveScalesPerAxis) {
   EXPECT_EQ(passes::fuse_qdq(per_axis), 0u);
 }
 
+// DequantizeLinear → MaxPool (3×3, stride 2, padded: a CNN's stem) → QuantizeLinear of `type`
+// data, the quantizer's scale and zero point `y_scale` and `y_zero` (the dequantizer's: 0.05, 7).
+ir::Graph qdq_max_pool(DType type, float y_scale, int y_zero) {
+  GraphBuilder g(13);
+  g.input("xq", {1, 8, 9, 9}, type);
+  const auto zero = [&](int value) {
+    return type == DType::kU8 ? Tensor::from<uint8_t>({}, {uint8_t(value)})
+                              : Tensor::from<int8_t>({}, {int8_t(value)});
+  };
+  g.constant("xs", Tensor::from<float>({}, {0.05f}));
+  g.constant("xz", zero(7));
+  g.constant("ys", Tensor::from<float>({}, {y_scale}));
+  g.constant("yz", zero(y_zero));
+  g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"x"});
+  ir::Node& pool = g.node("MaxPool", {"x"}, {"p"});
+  pool.attributes["kernel_shape"] = attr_ints({3, 3});
+  pool.attributes["strides"] = attr_ints({2, 2});
+  pool.attributes["pads"] = attr_ints({1, 1, 1, 1});
+  g.node("QuantizeLinear", {"p", "ys", "yz"}, {"yq"});
+  g.output("yq");
+  return g.build();
+}
+
+// The maximum commutes with the dequantization, and the same scale and zero point give the 8-bit
+// value back: the pool runs on the 8-bit data (oneDNN's integer pooling), equal to the three ops.
+TEST(FuseQdq, DequantizeMaxPoolQuantizeBecomesAMaxPoolOf8BitValues) {
+  std::mt19937 rng(12);
+  for (const DType type : {DType::kU8, DType::kI8}) {
+    SCOPED_TRACE(dtype_name(type));
+    const ir::Graph before = qdq_max_pool(type, 0.05f, 7);
+    ir::Graph after = before;
+    EXPECT_EQ(passes::fuse_qdq(after), 1u);
+    ASSERT_EQ(op_types(after), (std::vector<std::string>{"MaxPool"}));
+    EXPECT_EQ(after.nodes[0].fused_from, (std::vector<std::string>{"x_node", "p_node", "yq_node"}));
+    const std::vector<Tensor> inputs = {type == DType::kU8 ? random_u8(rng, {1, 8, 9, 9})
+                                                           : random_i8(rng, {1, 8, 9, 9})};
+    runtime::SessionOptions reference;
+    reference.fast_kernels = false;
+    const std::vector<double> expected =
+        run_session(before, inputs, reference).outputs[0].to_double();
+    EXPECT_EQ(run_session(after, inputs, reference).outputs[0].to_double(), expected);
+    for (const kernels::LayoutPolicy layout :
+         {kernels::LayoutPolicy::kPlain, kernels::LayoutPolicy::kChannelsLast}) {
+      runtime::SessionOptions fast;
+      fast.layout = layout;
+      const SessionResult f = run_session(after, inputs, fast);
+      EXPECT_EQ(f.steps[0].kernel.rfind("onednn:", 0), 0u) << f.steps[0].kernel;
+      EXPECT_EQ(f.steps[0].kernel.find("ref"), std::string::npos) << f.steps[0].kernel;
+      EXPECT_EQ(f.outputs[0].to_double(), expected);
+    }
+  }
+}
+
+TEST(FuseQdq, LeavesMaxPoolsBetweenOtherScalesOrZeroPoints) {
+  ir::Graph other_scale = qdq_max_pool(DType::kU8, 0.1f, 7);
+  EXPECT_EQ(passes::fuse_qdq(other_scale), 0u);
+  ir::Graph other_zero = qdq_max_pool(DType::kU8, 0.05f, 8);
+  EXPECT_EQ(passes::fuse_qdq(other_zero), 0u);
+}
+
 // x → DynamicQuantizeLinear → MatMulInteger (constant int8 weights [24, 7]) → Cast → Mul by
 // x_scale · w_scale (one w_scale, or one per column) → Add of a constant bias (when `bias`), as
 // ONNX Runtime's dynamic quantizer writes each MatMul.
