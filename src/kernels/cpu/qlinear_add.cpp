@@ -79,16 +79,16 @@ void add_scalar(const A* a, const B* b, C* c, int64_t n, const Parameters& p) {
 // gives, or 0. Candidates: 1 / scale rounded, and its nearest floats on either side.
 template <class A, class B, class C>
 float exact_reciprocal(const Parameters& p) {
-  using A_limits = std::numeric_limits<A>;
-  using B_limits = std::numeric_limits<B>;
+  using ALimits = std::numeric_limits<A>;
+  using BLimits = std::numeric_limits<B>;
   const float nearest = 1.0f / p.c_scale;
   const float candidates[] = {nearest, std::nextafter(nearest, 0.0f),
                               std::nextafter(nearest, std::numeric_limits<float>::infinity())};
   for (const float r : candidates) {
     if (!std::isfinite(r) || r == 0) continue;
     bool equal = true;
-    for (int a = A_limits::lowest(); equal && a <= A_limits::max(); ++a)
-      for (int b = B_limits::lowest(); b <= B_limits::max(); ++b) {
+    for (int a = ALimits::lowest(); equal && a <= ALimits::max(); ++a)
+      for (int b = BLimits::lowest(); b <= BLimits::max(); ++b) {
         const float sum = add_dequantized(A(a), B(b), p);
         if (quantize_scaled<C>(sum * r, p) != quantize_scaled<C>(sum / p.c_scale, p)) {
           equal = false;
