@@ -1,14 +1,14 @@
 // strata's QLinearAdd (a quantized graph's residual add, src/ops/qlinear_add.cpp) in one pass over
-// the 8-bit data: both operands dequantized, added and requantized 16 values at a time (AVX-512)
-// or 8 (AVX2) in the reference kernel's float32 arithmetic (equal results), where the graph it
-// replaces wrote two float32 copies and their float32 sum. Element-wise: plain or channels-last
-// data is read as it comes, both operands in one layout. Large tensors are shared among the
-// session's threads. The reference divides the sum by C's scale; the output depends on the two
-// 8-bit operands alone (65536 pairs), so at prepare every pair is tried with a product by a
-// reciprocal instead (1 / scale or a neighbour of it), rounded by adding 1.5 · 2^23 plus the zero
-// point and saturated by the packs, and where one gives every pair's output unchanged the kernel
-// takes that way (a division takes 5-10 times a product's throughput; the rounding and clamping
-// steps go too).
+// the 8-bit data: both operands dequantized, added and requantized 16 values at a time (AVX-512,
+// and AVX2's multiplying way) or 8 (AVX2's dividing way) in the reference kernel's float32
+// arithmetic (equal results), where the graph it replaces wrote two float32 copies and their
+// float32 sum. Element-wise: plain or channels-last data is read as it comes, both operands in one
+// layout. Large tensors are shared among the session's threads. The reference divides the sum by
+// C's scale; the output depends on the two 8-bit operands alone (65536 pairs), so at prepare every
+// pair is tried with a product by a reciprocal instead (1 / scale or a neighbour of it), rounded by
+// adding 1.5 · 2^23, the zero point added to the integer and the packs saturating, and where one
+// reciprocal gives every pair's output unchanged the kernel takes that way (a division takes 5-10
+// times a product's throughput; the rounding and clamping steps go too).
 #include <omp.h>
 
 #include <algorithm>
