@@ -181,6 +181,11 @@ constexpr int64_t kInt8ConvMaxBlockRows = 384;
 constexpr int64_t kInt8ConvGemmRows = 12;
 // The fewest rows a thread's block takes when the threads share a convolution's rows.
 constexpr int64_t kInt8ConvMinWorkerRows = 48;
+// Blocks of rows (output rows for the depthwise kernel) per thread when the threads share them:
+// taken one at a time as each thread gets free (OpenMP's dynamic schedule), so that a thread on a
+// slower or busier CPU takes fewer (the two CPUs of the shared hosts ran one thread's work 1.4×
+// apart at times; with two fixed halves the faster waited for the slower).
+constexpr int64_t kInt8ConvBlocksPerThread = 4;
 
 Verdict int8_conv_supports(const NodeRequest& r) {
   const ops::ConvAttributes* attrs = ops::qlinear_conv_attributes(r.op);
@@ -255,18 +260,19 @@ class ExactInt8ConvKernel final : public Kernel {
     int64_t blocks = std::max<int64_t>(1, (rows_ + block - 1) / block);
     workers_ = 1;
     // Each thread takes whole blocks when it gets two or more full ones, or when the rows
-    // outnumber the columns (A then outweighs the weights, which each thread reads whole): two
-    // blocks each, smaller than the caches need (mobilenet_v2_qdq's 28×28 layers, 784 rows of 192
-    // or 32 columns, had run on one thread: each block too small to share its columns). With fewer
+    // outnumber the columns (A then outweighs the weights, which each thread reads whole): about
+    // kInt8ConvBlocksPerThread blocks each (taken as the threads get free), smaller than the
+    // caches need (mobilenet_v2_qdq's 28×28 layers, 784 rows of 192 or 32 columns, had run on one
+    // thread: each block too small to share its columns). With fewer
     // rows (the last stages of a CNN, whose weights are the largest) the threads share each
     // block's columns, so that each reads half the weights rather than all of them
     // (resnet50_qdq's layer4 at 2 threads).
     if (threads_ > 1 && (rows_ >= threads_ * 2 * block ||
                          (rows_ >= m && rows_ >= threads_ * 2 * kInt8ConvMinWorkerRows))) {
       workers_ = threads_;
-      block = std::min(block, (rows_ + 2 * threads_ - 1) / (2 * threads_));
+      const int64_t share = kInt8ConvBlocksPerThread * threads_;
+      block = std::min(block, std::max(kInt8ConvMinWorkerRows, (rows_ + share - 1) / share));
       blocks = std::max<int64_t>(1, (rows_ + block - 1) / block);
-      blocks = (std::max<int64_t>(blocks, workers_) + workers_ - 1) / workers_ * workers_;
     }
     block_rows_ = std::max<int64_t>(1, (rows_ + blocks - 1) / blocks);
     if (block_rows_ > kInt8ConvGemmRows)
@@ -289,7 +295,9 @@ class ExactInt8ConvKernel final : public Kernel {
     note_ = direct_ ? "1×1: X's rows are the GEMM's"
                     : fmt::format("im2col in blocks of {} rows of {}", block_rows_, k_);
     note_ += "; " + gemm_.method();
-    if (workers_ > 1) note_ += fmt::format("; whole blocks shared among {} threads", workers_);
+    if (workers_ > 1)
+      note_ += fmt::format("; {} blocks shared among {} threads, each taking the next", blocks_,
+                           workers_);
     if (r.output_needs_plain[0])
       note_ += "; the output is written channels-last and made plain after";
   }
@@ -306,9 +314,9 @@ class ExactInt8ConvKernel final : public Kernel {
     }
 #pragma omp parallel num_threads(workers_)
     {
-      const int t = omp_get_thread_num(), count = omp_get_num_threads();
-      for (int64_t b = t; b < blocks_; b += count)
-        run_block(x, y, b, scratch + t * worker_bytes_, 1);
+      char* mine = scratch + omp_get_thread_num() * worker_bytes_;
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t b = 0; b < blocks_; ++b) run_block(x, y, b, mine, 1);
     }
   }
 
@@ -558,7 +566,10 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     output_layouts_ = {Layout::kChannelsLast};
     note_ = fmt::format("{}×{} taps in {} pairs, {} blocks of 16 channels", g.kernel_h, g.kernel_w,
                         pairs_, blocks_);
-    if (workers_ > 1) note_ += fmt::format("; output rows shared among {} threads", workers_);
+    if (workers_ > 1)
+      note_ +=
+          fmt::format("; output rows shared among {} threads in {} parts, each taking the next",
+                      workers_, std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_));
     if (r.output_needs_plain[0])
       note_ += "; the output is written channels-last and made plain after";
   }
@@ -571,10 +582,13 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
       run_rows(x, y, 0, rows_, scratch);
       return;
     }
+    const int64_t chunks = std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_);
 #pragma omp parallel num_threads(workers_)
     {
-      const int t = omp_get_thread_num(), count = omp_get_num_threads();
-      run_rows(x, y, rows_ * t / count, rows_ * (t + 1) / count, scratch + t * worker_bytes_);
+      char* mine = scratch + omp_get_thread_num() * worker_bytes_;
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t i = 0; i < chunks; ++i)
+        run_rows(x, y, rows_ * i / chunks, rows_ * (i + 1) / chunks, mine);
     }
   }
 

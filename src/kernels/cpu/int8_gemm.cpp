@@ -671,16 +671,17 @@ bool Int8Gemm::multiply_into(const void* a, bool a_signed, int32_t a_zero, int64
       widen_rows(my_first, my_last);
 #pragma omp barrier
     }
-    // Each thread owns a range of column panels through every pass.
-    const int64_t first = panels * t / count, last = panels * (t + 1) / count;
     Int8RequantizeColumns requantize_columns[2];
     // block(j0, steps, final_pass, p, out) for every pass over `total` steps of k, `per_pass` at
-    // a time, and every panel of this thread's.
+    // a time, and every panel: each thread takes the next panel as it gets free (a thread on a
+    // slower or busier CPU takes fewer), and a pass ends for all before the next starts (the
+    // schedule's barrier), since a panel's passes may fall to different threads.
     const auto for_each_pass_and_panel = [&](int64_t total, int64_t per_pass, const auto& block) {
       for (int64_t j0 = 0; j0 < total; j0 += per_pass) {
         const int64_t steps = std::min(per_pass, total - j0);
         const bool final_pass = j0 + steps == total;
-        for (int64_t p = first; p < last; ++p)
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t p = 0; p < panels; ++p)
           block(j0, steps, final_pass, p, block_out(p, j0 == 0, final_pass, requantize_columns));
       }
     };
