@@ -557,6 +557,7 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     rows_ = g.batch * g.out_h;
     workers_ = int(std::clamp<int64_t>(threads_, 1, std::max<int64_t>(1, rows_)));
+    parts_ = std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_);
     taps_at_ = aligned((g.out_w * g.channels + kDepthwiseChannels) * int64_t(sizeof(int32_t)));
     worker_bytes_ = taps_at_ + aligned(4 * pairs_ * int64_t(sizeof(const uint8_t*)));
     scratch_bytes_ = worker_bytes_ * workers_;
@@ -569,7 +570,7 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
     if (workers_ > 1)
       note_ +=
           fmt::format("; output rows shared among {} threads in {} parts, each taking the next",
-                      workers_, std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_));
+                      workers_, parts_);
     if (r.output_needs_plain[0])
       note_ += "; the output is written channels-last and made plain after";
   }
@@ -582,13 +583,12 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
       run_rows(x, y, 0, rows_, scratch);
       return;
     }
-    const int64_t chunks = std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_);
 #pragma omp parallel num_threads(workers_)
     {
       char* mine = scratch + omp_get_thread_num() * worker_bytes_;
 #pragma omp for schedule(dynamic, 1)
-      for (int64_t i = 0; i < chunks; ++i)
-        run_rows(x, y, rows_ * i / chunks, rows_ * (i + 1) / chunks, mine);
+      for (int64_t i = 0; i < parts_; ++i)
+        run_rows(x, y, rows_ * i / parts_, rows_ * (i + 1) / parts_, mine);
     }
   }
 
@@ -665,6 +665,7 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
   std::vector<int64_t> offsets_;   // each tap's offset in X from its window's first byte
   std::vector<uint8_t> zero_row_;  // X's zero point: the taps outside the image
   int workers_ = 1;
+  int64_t parts_ = 1;                       // the output rows' parts the workers take one at a time
   int64_t taps_at_ = 0, worker_bytes_ = 0;  // bytes into a worker's scratch
 };
 
