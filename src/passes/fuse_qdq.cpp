@@ -53,6 +53,15 @@ std::optional<Quantizer> dequantizer_of(const ir::Graph& graph, ir::ValueId valu
   return quantizer(graph, size_t(producer), "DequantizeLinear");
 }
 
+// The QuantizeLinear that alone reads `value` (not yet replaced), as a Quantizer.
+std::optional<Quantizer> quantizer_reading(const ir::Graph& graph,
+                                           const std::vector<std::vector<size_t>>& readers,
+                                           const std::vector<bool>& dead, ir::ValueId value) {
+  const std::optional<size_t> reader = sole_reader(graph, readers, value);
+  if (!reader || dead[*reader]) return {};
+  return quantizer(graph, *reader, "QuantizeLinear");
+}
+
 // The zero point of `q` as a value, made a constant of `dtype` 0 when omitted.
 ir::ValueId zero_point_value(ir::Graph& graph, const Quantizer& q, DType dtype) {
   if (q.zero_point != ir::kNoValue) return q.zero_point;
@@ -105,7 +114,6 @@ struct LeftInFloat {
 // convolution's group, 0 for the matrix products.
 struct QdqProduct {
   Quantizer x, w, y;
-  size_t q_node;
   ir::ValueId out;
   const Tensor* weights;
 };
@@ -116,13 +124,11 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
                                          int64_t per_axis, int64_t conv_group, LeftInFloat& left) {
   const ir::Node& product = graph.nodes[n];
   if (product.inputs.size() < 2) return {};
-  const std::optional<size_t> q_node = sole_reader(graph, readers, product.outputs[0]);
-  if (!q_node || dead[*q_node]) return {};
-  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> y = quantizer_reading(graph, readers, dead, product.outputs[0]);
   const std::optional<Quantizer> x = dequantizer_of(graph, product.inputs[0]);
   const std::optional<Quantizer> w = dequantizer_of(graph, product.inputs[1]);
   if (!y || !x || !w || y->scale_values->numel() != 1 || x->scale_values->numel() != 1) return {};
-  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  const ir::ValueId out = graph.nodes[y->node].outputs[0];
   if (!is_8_bit(graph.values[size_t(out)].dtype) || !is_8_bit(graph.values[size_t(x->data)].dtype))
     return {};
   const Tensor* weights = constant_of(graph, w->data);
@@ -155,7 +161,7 @@ std::optional<QdqProduct> qdq_product_at(const ir::Graph& graph,
     if (left.count++ == 0) left.first = fmt::format("node '{}': {}", product.name, problem);
     return {};
   }
-  return QdqProduct{*x, *w, *y, *q_node, out, weights};
+  return QdqProduct{*x, *w, *y, out, weights};
 }
 
 // The fused node's eight QLinear operands (x, its scale and zero point, the weights `w_data`,
@@ -177,7 +183,7 @@ std::pair<ir::Node, std::vector<size_t>> qlinear_node(
   node.outputs = {p.out};
   std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {p.x, p.w, bias});
   chain.push_back(n);
-  chain.push_back(p.q_node);
+  chain.push_back(p.y.node);
   return {std::move(node), std::move(chain)};
 }
 
@@ -277,9 +283,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
     const std::vector<bool>& dead, size_t n, LeftInFloat& left) {
   const ir::Node& add = graph.nodes[n];
   if (add.inputs.size() != 2) return {};
-  const std::optional<size_t> q_node = sole_reader(graph, readers, add.outputs[0]);
-  if (!q_node || dead[*q_node]) return {};
-  const std::optional<Quantizer> c = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> c = quantizer_reading(graph, readers, dead, add.outputs[0]);
   const std::optional<Quantizer> a = dequantizer_of(graph, add.inputs[0]);
   const std::optional<Quantizer> b = dequantizer_of(graph, add.inputs[1]);
   if (!c || !a || !b || a->node == b->node) return {};
@@ -287,7 +291,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
     if (q->scale_values->numel() != 1) return {};
   const ir::Value& a_value = graph.values[size_t(a->data)];
   const ir::Value& b_value = graph.values[size_t(b->data)];
-  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  const ir::ValueId out = graph.nodes[c->node].outputs[0];
   if (!is_8_bit(a_value.dtype) || !is_8_bit(b_value.dtype) ||
       !is_8_bit(graph.values[size_t(out)].dtype) || !a_value.shape.is_static() ||
       a_value.shape != b_value.shape)
@@ -307,7 +311,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> qlinear_add_at(
   node.outputs = {out};
   std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {a, b});
   chain.push_back(n);
-  chain.push_back(*q_node);
+  chain.push_back(c->node);
   return std::make_pair(std::move(node), std::move(chain));
 }
 
@@ -321,12 +325,10 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> max_pool_in_8_bits_at(
     const std::vector<bool>& dead, size_t n, LeftInFloat&) {
   const ir::Node& pool = graph.nodes[n];
   if (pool.inputs.size() != 1) return {};
-  const std::optional<size_t> q_node = sole_reader(graph, readers, pool.outputs[0]);
-  if (!q_node || dead[*q_node]) return {};
-  const std::optional<Quantizer> y = quantizer(graph, *q_node, "QuantizeLinear");
+  const std::optional<Quantizer> y = quantizer_reading(graph, readers, dead, pool.outputs[0]);
   const std::optional<Quantizer> x = dequantizer_of(graph, pool.inputs[0]);
   if (!x || !y || x->scale_values->numel() != 1 || y->scale_values->numel() != 1) return {};
-  const ir::ValueId out = graph.nodes[*q_node].outputs[0];
+  const ir::ValueId out = graph.nodes[y->node].outputs[0];
   const DType type = graph.values[size_t(x->data)].dtype;
   if (!is_8_bit(type) || graph.values[size_t(out)].dtype != type) return {};
   if (x->scale_values->to_double() != y->scale_values->to_double()) return {};
@@ -340,7 +342,7 @@ std::optional<std::pair<ir::Node, std::vector<size_t>>> max_pool_in_8_bits_at(
   node.outputs = {out};
   std::vector<size_t> chain = dequantizers_read_only_by(graph, readers, {x});
   chain.push_back(n);
-  chain.push_back(*q_node);
+  chain.push_back(y->node);
   return std::make_pair(std::move(node), std::move(chain));
 }
 
