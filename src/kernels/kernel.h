@@ -91,6 +91,11 @@ class Kernel {
   // layout): the session lets the output share that input's buffer; -1 for none. The kernel copies
   // when they are apart.
   int view_of_input() const { return view_of_input_; }
+  // Per input, the byte offset in output 0 where that input's bytes lie whole, when every input
+  // is one contiguous part of the output (a concatenation with nothing laid out before its axis):
+  // the session may place the inputs there, so that their producers write the output; the kernel
+  // copies only the inputs that are elsewhere. Empty otherwise.
+  const std::vector<int64_t>& input_parts() const { return input_parts_; }
   // Bytes of weights packed at prepare, held by the kernel (outside the arena).
   int64_t packed_bytes() const { return packed_bytes_; }
   // How the kernel arranged its work when that differs from the obvious one, and what it rejected
@@ -113,6 +118,7 @@ class Kernel {
   int64_t packed_bytes_ = 0;
   int inplace_input_ = -1;
   int view_of_input_ = -1;
+  std::vector<int64_t> input_parts_;
 };
 
 // Thrown by a family's prepare when NodeRequest::implementation is past the end of its list.

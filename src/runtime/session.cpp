@@ -16,6 +16,7 @@
 #include "passes/infer_shapes.h"
 #include "runtime/control_flow.h"
 #include "runtime/kernel_choice.h"
+#include "runtime/shared_buffers.h"
 
 namespace strata::runtime {
 
@@ -447,6 +448,56 @@ void Session::choose_kernels() {
   }
 }
 
+// Places each input of a concatenation (Kernel::input_parts) where the output holds it, so that
+// its producer writes the concatenation and the kernel copies nothing: when the input is written
+// by a step into the arena, read by the concatenation directly, no graph output, given once, and
+// its whole group fits there, 64-byte aligned, apart from the parts placed before. A group already
+// in another concatenation moves whole: DenseNet's concatenation of the block's first k outputs
+// becomes the first bytes of its concatenation of all of them.
+void Session::place_concatenated_inputs(const std::function<bool(size_t)>& in_arena,
+                                        const std::function<int64_t(size_t)>& bytes_of,
+                                        SharedBuffers& shared) {
+  std::vector<bool> is_output(metas_.size(), false);
+  for (ir::ValueId id : graph_.outputs) is_output[size_t(id)] = true;
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const kernels::Kernel* kernel = step_kernels_[s].kernel.get();
+    if (!kernel || kernel->input_parts().empty()) continue;
+    const ir::Node& node = graph_.nodes[steps_[s].node_index];
+    const size_t out = size_t(node.outputs[0]);
+    if (!in_arena(out) || shared.owner[out] != out) continue;
+    std::vector<std::pair<int64_t, int64_t>> taken;  // byte ranges of the output given to groups
+    size_t placed = 0;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ir::ValueId v = node.inputs[i];
+      const size_t in = size_t(v);
+      if (!in_arena(in) || is_output[in] || step_inputs_[s][i] != &slots_[in] ||
+          std::count(node.inputs.begin(), node.inputs.end(), v) != 1)
+        continue;
+      const int64_t want = kernel->input_parts()[i];
+      const size_t root = shared.owner[in];
+      if (root == out) {  // came with a group placed for an earlier input
+        placed += shared.offset[in] == want;
+        continue;
+      }
+      const int64_t begin = want - shared.offset[in], end = begin + bytes_of(root);
+      if (begin < 0 || begin % planner::kBufferAlignment != 0 || end > bytes_of(out) ||
+          std::any_of(taken.begin(), taken.end(),
+                      [&](const auto& t) { return begin < t.second && t.first < end; }))
+        continue;
+      taken.emplace_back(begin, end);
+      shared.move_group(root, out, begin);
+      ++placed;
+    }
+    if (placed == 0) continue;
+    steps_[s].reason += placed == node.inputs.size()
+                            ? "; its producers write every input in place in the output: no copy"
+                            : fmt::format(
+                                  "; the producers of {} of its {} inputs write them in "
+                                  "place in the output, the rest are copied",
+                                  placed, node.inputs.size());
+  }
+}
+
 void Session::plan_memory() {
   // Constants (initializers and folded values) are read in place.
   for (size_t id = 0; id < metas_.size(); ++id) {
@@ -474,12 +525,11 @@ void Session::plan_memory() {
     return layout_bytes(metas_[id].dtype, metas_[id].shape.values(), slots_[id].layout());
   };
   // Shared buffers. A view (Reshape, a relabelling Transpose) is its input's bytes: the two
-  // values share one buffer. Then in place: a kernel may write its output into an input's buffer
-  // when that input is read directly (not converted), by no later step, through no other value
-  // sharing its buffer, and has the output's layout and size. `buffer_of` maps a value to the
-  // value owning its buffer.
-  std::vector<size_t> buffer_of(metas_.size());
-  for (size_t id = 0; id < buffer_of.size(); ++id) buffer_of[id] = id;
+  // values share one buffer. Then parts: a concatenation's inputs may lie in its output's buffer,
+  // written there by their producers. Then in place: a kernel may write its output into an input's
+  // buffer when that input is read directly (not converted), by no later step, through no other
+  // value sharing its buffer, and has the output's layout and size.
+  SharedBuffers shared(metas_.size());
   auto shares = [&](size_t s, int input) -> std::optional<std::pair<size_t, size_t>> {
     const ir::Node& node = graph_.nodes[steps_[s].node_index];
     if (input < 0 || size_t(input) >= node.inputs.size() ||
@@ -491,29 +541,39 @@ void Session::plan_memory() {
       return std::nullopt;
     return std::make_pair(in, out);
   };
-  std::vector<int64_t> group_last(metas_.size(), -1);
-  auto update_group_last = [&] {
-    std::fill(group_last.begin(), group_last.end(), -1);
-    for (size_t id = 0; id < metas_.size(); ++id)
-      if (in_arena(id)) group_last[buffer_of[id]] = std::max(group_last[buffer_of[id]], last[id]);
-  };
   for (size_t s = 0; s < steps_.size(); ++s) {
     const kernels::Kernel* kernel = step_kernels_[s].kernel.get();
     if (!kernel) continue;
     if (const auto pair = shares(s, kernel->view_of_input())) {
-      buffer_of[pair->second] = buffer_of[pair->first];
+      shared.move_group(pair->second, shared.owner[pair->first], shared.offset[pair->first]);
       steps_[s].in_place = true;
     }
   }
-  update_group_last();
+  place_concatenated_inputs(in_arena, bytes_of, shared);
+  std::vector<int64_t> group_first(metas_.size(), -1), group_last(metas_.size(), -1);
+  auto update_groups = [&] {
+    std::fill(group_first.begin(), group_first.end(), -1);
+    std::fill(group_last.begin(), group_last.end(), -1);
+    for (size_t id = 0; id < metas_.size(); ++id) {
+      if (!in_arena(id)) continue;
+      const size_t root = shared.owner[id];
+      group_first[root] =
+          group_first[root] < 0 ? first[id] : std::min(group_first[root], first[id]);
+      group_last[root] = std::max(group_last[root], last[id]);
+    }
+  };
+  update_groups();
   for (size_t s = 0; s < steps_.size(); ++s) {
     const kernels::Kernel* kernel = step_kernels_[s].kernel.get();
     if (!kernel) continue;
     const auto pair = shares(s, kernel->inplace_input());
-    if (!pair || group_last[buffer_of[pair->first]] != int64_t(s)) continue;
-    buffer_of[pair->second] = buffer_of[pair->first];
+    // An output placed in a concatenation keeps its place.
+    if (!pair || group_last[shared.owner[pair->first]] != int64_t(s) ||
+        shared.owner[pair->second] != pair->second)
+      continue;
+    shared.move_group(pair->second, shared.owner[pair->first], shared.offset[pair->first]);
     steps_[s].in_place = true;
-    update_group_last();
+    update_groups();
   }
 
   // Buffers: values in the layout their producer writes, converted copies, per-step scratch.
@@ -523,9 +583,9 @@ void Session::plan_memory() {
   std::vector<size_t> request_step;
   std::vector<size_t> request_of(metas_.size(), 0);
   for (size_t id = 0; id < metas_.size(); ++id) {
-    if (!in_arena(id) || buffer_of[id] != id) continue;
+    if (!in_arena(id) || shared.owner[id] != id) continue;
     request_of[id] = requests.size();
-    requests.push_back({first[id], group_last[id], bytes_of(id)});
+    requests.push_back({group_first[id], group_last[id], bytes_of(id)});
     request_tensor.push_back(&slots_[id]);
     request_meta.push_back(&metas_[id]);
     request_step.push_back(0);
@@ -564,12 +624,13 @@ void Session::plan_memory() {
   uint8_t* base = arena.data<uint8_t>();
   arena_ = std::shared_ptr<void>(std::make_shared<Tensor>(std::move(arena)));
   for (size_t id = 0; id < metas_.size(); ++id) {  // values sharing another value's buffer
-    if (!in_arena(id) || buffer_of[id] == id) continue;
+    if (!in_arena(id) || shared.owner[id] == id) continue;
     // The value keeps the layout its kernel writes: a view may read the same bytes in another
     // layout (a Transpose to NHWC of a channels-last buffer is plain).
     const Layout own = slots_[id].layout();
-    slots_[id] = Tensor::view(metas_[id].dtype, metas_[id].shape.values(),
-                              base + plan.offsets[request_of[buffer_of[id]]]);
+    slots_[id] =
+        Tensor::view(metas_[id].dtype, metas_[id].shape.values(),
+                     base + plan.offsets[request_of[shared.owner[id]]] + shared.offset[id]);
     slots_[id].set_layout(own);
   }
   for (size_t r = 0; r < requests.size(); ++r) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,7 @@ struct PrepareStats {
 };
 
 class SubgraphRunner;
+struct SharedBuffers;
 
 class Session {
  public:
@@ -146,6 +148,9 @@ class Session {
   void plan_steps();
   void choose_kernels();
   void plan_memory();
+  void place_concatenated_inputs(const std::function<bool(size_t)>& in_arena,
+                                 const std::function<int64_t(size_t)>& bytes_of,
+                                 SharedBuffers& shared);
   void run_dynamic_step(size_t step);
   void run_subgraph_step(size_t step);
   // Values bound by the caller: graph inputs, then a subgraph's captures.
