@@ -60,6 +60,12 @@ struct Verdict {
   static Verdict no(std::string why) { return {false, std::move(why)}; }
 };
 
+// `bytes` rounded up to the 64-byte alignment the scratch memory and each part a kernel cuts from
+// it keep (the session plans the scratch 64-byte aligned).
+inline int64_t scratch_aligned(int64_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
+
 // Buffers of one execution, in the layouts the kernel asked for. `scratch` holds
 // scratch_bytes() bytes (64-byte aligned), planned by the session like an activation.
 struct KernelArgs {

@@ -281,12 +281,11 @@ class ExactInt8ConvKernel final : public Kernel {
 
     // Each worker's scratch: its block of A (im2col), the block's int32 sums between the GEMM's
     // passes, the GEMM's own.
-    const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     const int gemm_threads = workers_ > 1 ? 1 : threads_;
     rows_at_ = 0;
-    sums_at_ = direct_ ? 0 : aligned(block_rows_ * k_);
-    gemm_at_ = sums_at_ + aligned(block_rows_ * m * int64_t(sizeof(int32_t)));
-    worker_bytes_ = gemm_at_ + aligned(gemm_.scratch_bytes(block_rows_, gemm_threads));
+    sums_at_ = direct_ ? 0 : scratch_aligned(block_rows_ * k_);
+    gemm_at_ = sums_at_ + scratch_aligned(block_rows_ * m * int64_t(sizeof(int32_t)));
+    worker_bytes_ = gemm_at_ + scratch_aligned(gemm_.scratch_bytes(block_rows_, gemm_threads));
     scratch_bytes_ = worker_bytes_ * workers_;
 
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);
@@ -554,12 +553,12 @@ class ExactInt8DepthwiseConvKernel final : public Kernel {
 
     // Each thread's scratch: a row of output pixels' sums (and room for the last block's 16), the
     // taps' pointers of one pixel.
-    const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     rows_ = g.batch * g.out_h;
     workers_ = int(std::clamp<int64_t>(threads_, 1, std::max<int64_t>(1, rows_)));
     parts_ = std::min<int64_t>(rows_, kInt8ConvBlocksPerThread * workers_);
-    taps_at_ = aligned((g.out_w * g.channels + kDepthwiseChannels) * int64_t(sizeof(int32_t)));
-    worker_bytes_ = taps_at_ + aligned(4 * pairs_ * int64_t(sizeof(const uint8_t*)));
+    taps_at_ =
+        scratch_aligned((g.out_w * g.channels + kDepthwiseChannels) * int64_t(sizeof(int32_t)));
+    worker_bytes_ = taps_at_ + scratch_aligned(4 * pairs_ * int64_t(sizeof(const uint8_t*)));
     scratch_bytes_ = worker_bytes_ * workers_;
 
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);

@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/int8_requantize_simd.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/kernel.h"
 
 namespace strata::kernels::cpu {
 
@@ -543,15 +544,14 @@ struct Int8GemmScratch {
 Int8GemmScratch int8_gemm_scratch(int64_t rows, int64_t steps, bool byte_kernel, int threads) {
   Int8GemmScratch s;
   const int64_t lda = int8_gemm_lda_bytes(steps);
-  const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
   if (!byte_kernel) {
     s.bytes = rows * lda;
     return s;
   }
   static_assert(sizeof(Int8Residual) >= 8, "A as int16 pairs takes 8 bytes a quad");
-  s.residuals_at = aligned(rows * lda);
+  s.residuals_at = scratch_aligned(rows * lda);
   s.counts_at = s.residuals_at + rows * lda / 4 * int64_t(sizeof(Int8Residual));
-  s.slices_at = aligned(s.counts_at + rows * int64_t(sizeof(int32_t)));
+  s.slices_at = scratch_aligned(s.counts_at + rows * int64_t(sizeof(int32_t)));
   s.slice = int8_gemm_per_pass(2 * steps, 2) * kGemmColumns * 2;  // int16
   s.bytes = s.slices_at + std::max(1, threads) * s.slice * int64_t(sizeof(int16_t));
   return s;

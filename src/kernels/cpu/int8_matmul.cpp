@@ -85,7 +85,7 @@ class Int8MatMulKernel final : public Kernel {
           int32_t(r.input(o_.y_zero).value->to_double()[0]), r.output(0).dtype == DType::kI8,
           double(k) * 255 * 255);
       // The int32 sums between the GEMM's passes, in scratch after the GEMM's own.
-      sums_at_ = (scratch_bytes_ + 63) / 64 * 64;
+      sums_at_ = scratch_aligned(scratch_bytes_);
       scratch_bytes_ = sums_at_ + rows_ * n * int64_t(sizeof(int32_t));
     }
     input_layouts_.assign(r.inputs.size(), Layout::kPlain);

@@ -133,8 +133,8 @@ class LayerNormKernel final : public Kernel {
     }
     // The statistics oneDNN computes per row go in the scratch memory after its own.
     const memory::desc stats = pd.mean_desc();
-    stats_offset_ = (primitive_.scratch_bytes() + 63) / 64 * 64;
-    stats_bytes_ = (int64_t(stats.get_size()) + 63) / 64 * 64;
+    stats_offset_ = scratch_aligned(primitive_.scratch_bytes());
+    stats_bytes_ = scratch_aligned(int64_t(stats.get_size()));
     if (stats_bytes_ > 0) {
       mean_slot_ = primitive_.add_slot(DNNL_ARG_MEAN, stats);
       variance_slot_ = primitive_.add_slot(DNNL_ARG_VARIANCE, stats);

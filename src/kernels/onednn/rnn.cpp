@@ -93,11 +93,6 @@ std::vector<float> permute_peepholes(const Tensor& p, int64_t dirs, int64_t hidd
   return out;
 }
 
-constexpr int64_t kAlign = 64;
-int64_t aligned(int64_t bytes) {
-  return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
 class RecurrentKernel final : public Kernel {
  public:
   explicit RecurrentKernel(const NodeRequest& r) {
@@ -208,7 +203,7 @@ class RecurrentKernel final : public Kernel {
     dst_layer_slot_ = primitive_.add_slot(DNNL_ARG_DST_LAYER, dst_layer);
     y_in_scratch_ = dirs == 2 || !has_output(r, kRecurrentY);
     if (y_in_scratch_) note_ = dirs == 2 ? "both directions' steps are copied into Y's layout" : "";
-    y_offset_ = aligned(primitive_.scratch_bytes());
+    y_offset_ = scratch_aligned(primitive_.scratch_bytes());
     scratch_bytes_ = y_offset_ + (y_in_scratch_ ? int64_t(dst_layer.get_size()) : 0);
   }
 
