@@ -30,6 +30,13 @@ RanSession run_fast(const ir::Graph& graph, std::vector<Tensor> inputs,
   return r;
 }
 
+// The same, after checking its outputs against the reference kernels'.
+RanSession run_checked(const ir::Graph& graph, const Tensor& x,
+                       kernels::LayoutPolicy layout = kernels::LayoutPolicy::kAuto) {
+  expect_fast_matches_reference(graph, {x}, layout);
+  return run_fast(graph, {x}, layout);
+}
+
 size_t step_of(const runtime::Session& session, const std::string& node_name) {
   for (size_t s = 0; s < session.steps().size(); ++s)
     if (session.graph().nodes[session.steps()[s].node_index].name == node_name) return s;
@@ -85,8 +92,7 @@ TEST(ConcatParts, ProducersWriteTheConcatenationAtBatchOneInEveryLayout) {
     g.output("y");
     const ir::Graph graph = g.build();
     const Tensor x = random_tensor(rng, {1, 8, 6, 6});
-    expect_fast_matches_reference(graph, {x}, layout);
-    const RanSession r = run_fast(graph, {x}, layout);
+    const RanSession r = run_checked(graph, x, layout);
     const size_t s = step_of(*r.session, "cat");
     const runtime::StepInfo& step = r.session->steps()[s];
     // Channels-last interleaves the inputs' channels: no input is one part of the output.
@@ -107,8 +113,7 @@ TEST(ConcatParts, LargerBatchesAreCopied) {
   concat(g, {"a", "b"}, {"y"}, "cat");
   g.output("y");
   const Tensor x = random_tensor(rng, {2, 8, 5, 5});
-  expect_fast_matches_reference(g.build(), {x});
-  const RanSession r = run_fast(g.build(), {x});
+  const RanSession r = run_checked(g.build(), x);
   const size_t s = step_of(*r.session, "cat");
   EXPECT_EQ(offset_in_output(*r.session, s, 0), -1);
   EXPECT_EQ(r.session->steps()[s].reason.find("in place"), std::string::npos)
@@ -141,8 +146,7 @@ TEST(ConcatParts, GrowingConcatenationsShareTheLastOnesBuffer) {
   const Tensor x = random_tensor(rng, {1, 8, 8, 8});
   for (auto layout : {kernels::LayoutPolicy::kAuto, kernels::LayoutPolicy::kPlain}) {
     SCOPED_TRACE(kernels::layout_policy_name(layout));
-    expect_fast_matches_reference(graph, {x}, layout);
-    const RanSession r = run_fast(graph, {x}, layout);
+    const RanSession r = run_checked(graph, x, layout);
     const runtime::Session& session = *r.session;
     const size_t s1 = step_of(session, "cat1"), s2 = step_of(session, "cat2"),
                  s3 = step_of(session, "cat3"), s4 = step_of(session, "swapped");
@@ -171,8 +175,7 @@ TEST(ConcatParts, OnlyValuesTheSessionWritesOnceArePlaced) {
   g.output("o");
   const ir::Graph graph = g.build();
   const Tensor x = random_tensor(rng, {1, 8, 4, 4});
-  expect_fast_matches_reference(graph, {x}, kernels::LayoutPolicy::kPlain);
-  const RanSession r = run_fast(graph, {x}, kernels::LayoutPolicy::kPlain);
+  const RanSession r = run_checked(graph, x, kernels::LayoutPolicy::kPlain);
   const size_t s = step_of(*r.session, "cat");
   const std::vector<int64_t> expected = {-1, 8 * 16 * 4, -1, -1, -1};
   for (size_t i = 0; i < expected.size(); ++i)
@@ -197,8 +200,7 @@ TEST(ConcatParts, ViewsOfInPlaceOutputsFollowThem) {
   g.output("z");
   const ir::Graph graph = g.build();
   const Tensor x = random_tensor(rng, {1, 8, 4, 4});
-  expect_fast_matches_reference(graph, {x}, kernels::LayoutPolicy::kPlain);
-  const RanSession r = run_fast(graph, {x}, kernels::LayoutPolicy::kPlain);
+  const RanSession r = run_checked(graph, x, kernels::LayoutPolicy::kPlain);
   const runtime::Session& session = *r.session;
   const size_t bn = step_of(session, "b");
   ASSERT_TRUE(session.steps()[bn].in_place) << session.steps()[bn].reason;
