@@ -112,8 +112,9 @@ TEST(ConcatParts, LargerBatchesAreCopied) {
   conv(g, rng, "x", 8, 16, "b");
   concat(g, {"a", "b"}, {"y"}, "cat");
   g.output("y");
+  const ir::Graph graph = g.build();  // the session refers to it
   const Tensor x = random_tensor(rng, {2, 8, 5, 5});
-  const RanSession r = run_checked(g.build(), x);
+  const RanSession r = run_checked(graph, x);
   const size_t s = step_of(*r.session, "cat");
   EXPECT_EQ(offset_in_output(*r.session, s, 0), -1);
   EXPECT_EQ(r.session->steps()[s].reason.find("in place"), std::string::npos)
