@@ -489,12 +489,13 @@ void Session::place_concatenated_inputs(const std::function<bool(size_t)>& in_ar
       ++placed;
     }
     if (placed == 0) continue;
-    steps_[s].reason += placed == node.inputs.size()
-                            ? "; its producers write every input in place in the output: no copy"
-                            : fmt::format(
-                                  "; the producers of {} of its {} inputs write them in "
-                                  "place in the output, the rest are copied",
-                                  placed, node.inputs.size());
+    steps_[s].reason +=
+        placed == node.inputs.size()
+            ? "; in the end no copy: its producers write every input in place in the output"
+            : fmt::format(
+                  "; the producers of {} of its {} inputs write them in "
+                  "place in the output, the rest are copied",
+                  placed, node.inputs.size());
   }
 }
 
