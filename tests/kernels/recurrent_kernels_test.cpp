@@ -139,6 +139,25 @@ TEST(RecurrentKernels, VanillaRnnEachActivation) {
         });
 }
 
+// Runs the graph on strata's small-batch kernel with these threads and on the reference kernels:
+// the outputs agree within the tolerance.
+void expect_small_batch_kernel_matches_reference(const ir::Graph& graph,
+                                                 const std::vector<Tensor>& inputs, int threads,
+                                                 double tolerance) {
+  runtime::SessionOptions fast_options, reference;
+  fast_options.threads = threads;
+  reference.fast_kernels = false;
+  const SessionResult fast = run_session(graph, inputs, fast_options);
+  const SessionResult slow = run_session(graph, inputs, reference);
+  EXPECT_EQ(fast.steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u)
+      << fast.steps[0].reason;
+  for (size_t i = 0; i < fast.outputs.size(); ++i) {
+    const runtime::Comparison cmp =
+        runtime::compare(fast.outputs[i], slow.outputs[i], {tolerance, tolerance});
+    EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.problem;
+  }
+}
+
 // Wide enough states are shared among two threads by hidden units (strata's kernel), and each
 // direction of a bidirectional op runs on its own thread: the outputs are the reference's.
 TEST(RecurrentKernels, StepsSharedAmongThreads) {
@@ -155,21 +174,28 @@ TEST(RecurrentKernels, StepsSharedAmongThreads) {
           SCOPED_TRACE(testing::Message()
                        << op << " " << direction << (lbr ? " lbr" : "") << " batch " << s.batch);
           auto [graph, inputs] = build(c, s, rng);
-          runtime::SessionOptions two_threads, reference;
-          two_threads.threads = 2;
-          reference.fast_kernels = false;
-          const SessionResult fast = run_session(graph, inputs, two_threads);
-          const SessionResult slow = run_session(graph, inputs, reference);
-          EXPECT_EQ(fast.steps[0].kernel.rfind(expected_kernel_prefix(Batch::kSmall), 0), 0u)
-              << fast.steps[0].reason;
-          for (size_t i = 0; i < fast.outputs.size(); ++i) {
-            // The RNN's pre-activations are sums of 400 products of values up to 1: float32
-            // rounding reaches 1e-4 where tanh is steep.
-            const double tolerance = std::string(op) == "RNN" ? 1e-3 : 1e-4;
-            const runtime::Comparison cmp =
-                runtime::compare(fast.outputs[i], slow.outputs[i], {tolerance, tolerance});
-            EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.problem;
-          }
+          // The RNN's pre-activations are sums of 400 products of values up to 1: float32
+          // rounding reaches 1e-4 where tanh is steep.
+          expect_small_batch_kernel_matches_reference(graph, inputs, 2,
+                                                      std::string(op) == "RNN" ? 1e-3 : 1e-4);
+        });
+}
+
+// Inputs wider than the projection's chunk of 128 inputs (with a remainder), an odd state width
+// (the matrix–vector product's odd last input) and up to 45 rows of projection (every row
+// blocking), on one and two threads. Nine steps: over twenty, these random recurrences amplify
+// float32 rounding past any tolerance (the reference kernels' own error included).
+TEST(RecurrentKernels, WideInputsAndManyRows) {
+  std::mt19937 rng(57);
+  for (const char* op : {"LSTM", "GRU"})
+    for (const char* direction : {"forward", "bidirectional"})
+      for (int threads : {1, 2})
+        for_each_simd_level([&](auto) {
+          const Sizes s{9, random_int(rng, 1, 5), 300, 133};
+          SCOPED_TRACE(testing::Message()
+                       << op << " " << direction << " threads " << threads << " batch " << s.batch);
+          auto [graph, inputs] = build(RecurrentCase{op, direction}, s, rng);
+          expect_small_batch_kernel_matches_reference(graph, inputs, threads, 1e-4);
         });
 }
 

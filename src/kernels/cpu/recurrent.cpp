@@ -167,11 +167,14 @@ class RecurrentKernel final : public Kernel {
     const Direction& dir = directions_[size_t(d)];
     const int64_t H = hidden_, GH = gates_ * H, N = batch_, rows = seq_ * batch_;
     Buffers buf = buffers(args.scratch, d);
-    // Every step's input projection X·Wᵀ + bias, the rows shared among the threads.
+    // Every step's input projection X·Wᵀ + bias, the rows shared among the threads in one chunk
+    // each (the product reuses each part of W for all the rows of its chunk).
     const float* x = args.inputs[kRecurrentX]->data<float>();
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && rows >= 64)
-    for (int64_t chunk = 0; chunk < rows; chunk += 16) {
-      const int64_t n = std::min<int64_t>(16, rows - chunk);
+    const int64_t team = rows >= 64 ? threads : 1;
+    const int64_t chunk_rows = (rows + 4 * team - 1) / (4 * team) * 4;
+#pragma omp parallel for num_threads(int(team)) schedule(static) if (team > 1)
+    for (int64_t chunk = 0; chunk < rows; chunk += chunk_rows) {
+      const int64_t n = std::min<int64_t>(chunk_rows, rows - chunk);
       for (int64_t i = chunk; i < chunk + n; ++i)
         std::memcpy(buf.xw + i * GH, dir.bias.data(), size_t(GH) * sizeof(float));
       dir.w.multiply_add(x + chunk * input_, input_, n, buf.xw + chunk * GH, GH);
