@@ -5,6 +5,7 @@
 #include "passes/fold_conv_affine.h"
 #include "passes/fold_pad.h"
 #include "passes/fuse_batch_norm.h"
+#include "passes/fuse_channel_shuffle.h"
 #include "passes/fuse_conv.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
@@ -45,6 +46,7 @@ std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   records.push_back({"fuse_conv", fuse_conv(graph)});
   records.push_back({"fuse_matmul", fuse_matmul(graph)});
   records.push_back({"fuse_gelu", fuse_gelu(graph)});
+  records.push_back({"fuse_channel_shuffle", fuse_channel_shuffle(graph)});
   records.push_back({"merge_duplicate_nodes", merge_duplicate_nodes(graph)});
   records.push_back({"remove_dead_nodes", remove_dead_nodes(graph)});
   return records;

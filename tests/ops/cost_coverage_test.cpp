@@ -195,6 +195,10 @@ std::map<std::string, OpCall> sample_calls() {
                      one_scale,
                      Tensor::zeros(DType::kF32, {4})};
   add("strata:MatMulIntegerToFloat", to_float);
+  OpCall shuffle = op_call("ChannelShuffle", 13, {{"group", attr_int(2)}});
+  shuffle.domain = ops::kStrataDomain;
+  shuffle.inputs = {Tensor::zeros(DType::kF32, {1, 4, 3, 3})};
+  add("strata:ChannelShuffle", shuffle);
   return calls;
 }
 

@@ -129,14 +129,15 @@ TEST(ConcatParts, GrowingConcatenationsShareTheLastOnesBuffer) {
   std::mt19937 rng(83);
   GraphBuilder g;
   g.input("x", {1, 8, 8, 8});
+  // 16 channels each: whole blocks in nChw16c and nChw8c alike.
   conv(g, rng, "x", 8, 16, "x0");
-  conv(g, rng, "x0", 16, 8, "x1");
+  conv(g, rng, "x0", 16, 16, "x1");
   concat(g, {"x0", "x1"}, {"c1"}, "cat1");
-  batch_norm(g, rng, "c1", 24, "n1");
-  conv(g, rng, "n1", 24, 8, "x2");
+  batch_norm(g, rng, "c1", 32, "n1");
+  conv(g, rng, "n1", 32, 16, "x2");
   concat(g, {"x0", "x1", "x2"}, {"c2"}, "cat2");
-  batch_norm(g, rng, "c2", 32, "n2");
-  conv(g, rng, "n2", 32, 8, "x3");
+  batch_norm(g, rng, "c2", 48, "n2");
+  conv(g, rng, "n2", 48, 16, "x3");
   concat(g, {"x0", "x1", "x2", "x3"}, {"c3"}, "cat3");
   // The same values in another order: copied, since each already lies elsewhere.
   concat(g, {"x1", "x0"}, {"swapped"}, "swapped");
@@ -154,7 +155,7 @@ TEST(ConcatParts, GrowingConcatenationsShareTheLastOnesBuffer) {
     EXPECT_EQ(session.step_outputs(s1)[0]->raw(), session.step_outputs(s3)[0]->raw());
     EXPECT_EQ(session.step_outputs(s2)[0]->raw(), session.step_outputs(s3)[0]->raw());
     for (size_t i = 0; i < 4; ++i)
-      EXPECT_EQ(offset_in_output(session, s3, i), int64_t(i == 0 ? 0 : (8 + 8 * i) * 64 * 4));
+      EXPECT_EQ(offset_in_output(session, s3, i), int64_t(i * 16 * 64 * 4));
     EXPECT_FALSE(session.steps()[step_of(session, "n1")].in_place);
     EXPECT_EQ(offset_in_output(session, s4, 0), -1);
     EXPECT_EQ(session.steps()[s4].reason.find("in place"), std::string::npos);
