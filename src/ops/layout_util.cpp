@@ -19,12 +19,26 @@ namespace {
 
 // Word is an unsigned integer type of the element's size, so each element is one load and store.
 template <class Word>
-void strided_copy_words(const Word* src, int64_t offset, const std::vector<int64_t>& strides,
-                        const std::vector<int64_t>& out_shape, Word* dst) {
-  const size_t rank = out_shape.size();
+void strided_copy_words(const Word* src, int64_t offset, const std::vector<int64_t>& in_strides,
+                        const std::vector<int64_t>& in_shape, Word* dst) {
   int64_t total = 1;
-  for (int64_t d : out_shape) total *= d;
+  for (int64_t d : in_shape) total *= d;
   if (total == 0) return;
+  // Axes of size 1 dropped and neighbours that step through the source as one merged (an Expand
+  // of [150, 1, 1, 1] to [150, 256, 7, 7] becomes 150 fills of 12,544 values, not 268,800 loops
+  // of 7), so the innermost loop is as long as it can be.
+  std::vector<int64_t> out_shape, strides;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    if (in_shape[d] == 1) continue;
+    if (!out_shape.empty() && strides.back() == in_strides[d] * in_shape[d]) {
+      out_shape.back() *= in_shape[d];
+      strides.back() = in_strides[d];
+      continue;
+    }
+    out_shape.push_back(in_shape[d]);
+    strides.push_back(in_strides[d]);
+  }
+  const size_t rank = out_shape.size();
   if (rank == 0) {
     dst[0] = src[offset];
     return;
@@ -37,6 +51,8 @@ void strided_copy_words(const Word* src, int64_t offset, const std::vector<int64
   for (int64_t done = 0; done < total; done += inner) {
     if (inner_stride == 1) {
       std::memcpy(dst, src + src_pos, size_t(inner) * sizeof(Word));
+    } else if (inner_stride == 0) {
+      std::fill_n(dst, inner, src[src_pos]);
     } else {
       for (int64_t i = 0; i < inner; ++i) dst[i] = src[src_pos + i * inner_stride];
     }
