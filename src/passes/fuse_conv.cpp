@@ -7,6 +7,17 @@
 
 namespace strata::passes {
 
+namespace {
+
+// An addition of two tensors: Add (from opset 7: earlier ones broadcast by attribute), or Sum of
+// two inputs (Caffe2's exports write residuals so: light_resnet50's 16).
+bool is_two_input_add(const ir::Graph& graph, const ir::Node& node) {
+  return (is_onnx_op(node, "Add") && graph.opset >= 7) ||
+         (is_onnx_op(node, "Sum") && node.inputs.size() == 2);
+}
+
+}  // namespace
+
 size_t fuse_conv(ir::Graph& graph) {
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t fused = 0;
@@ -19,9 +30,9 @@ size_t fuse_conv(ir::Graph& graph) {
     std::vector<size_t> chain = {n};
     ir::ValueId out = conv.outputs[0];
     ir::ValueId residual = ir::kNoValue;
-    if (graph.opset >= 7) {  // earlier Adds broadcast by attribute
+    {
       const std::optional<size_t> add = sole_reader(graph, readers, out);
-      if (add && !dead[*add] && is_onnx_op(graph.nodes[*add], "Add")) {
+      if (add && !dead[*add] && is_two_input_add(graph, graph.nodes[*add])) {
         const std::optional<ir::ValueId> z = other_input(graph.nodes[*add], out);
         const ir::Value& zv = graph.values[size_t(z.value_or(0))];
         const ir::Value& ov = graph.values[size_t(out)];

@@ -1,7 +1,7 @@
-// Conv fusion: a Conv followed by a residual Add (of a tensor with the Conv output's shape) and/or
-// an activation (src/passes/match_activation.h) becomes one FusedConv node (domain "strata"),
-// computed in one pass by the fast kernels (oneDNN post-ops). The fused node takes the place of
-// the last node it replaces and lists every replaced node in fused_from.
+// Conv fusion: a Conv followed by a residual Add or two-input Sum (of a tensor with the Conv
+// output's shape) and/or an activation (src/passes/match_activation.h) becomes one FusedConv node
+// (domain "strata"), computed in one pass by the fast kernels (oneDNN post-ops). The fused node
+// takes the place of the last node it replaces and lists every replaced node in fused_from.
 #pragma once
 
 #include "ir/graph.h"

@@ -35,6 +35,28 @@ TEST(FuseConv, ResidualAddAndReluBecomeOneNode) {
   expect_same_outputs(before, after, {random_tensor(rng, {1, 4, 5, 5})});
 }
 
+// Caffe2's exports write residuals as a Sum of two inputs (light_resnet50's 16); a Sum of three
+// stays (opset 6: Sum takes no broadcasting either way).
+TEST(FuseConv, TwoInputSumIsAResidualAdd) {
+  std::mt19937 rng(4);
+  GraphBuilder g(6);
+  g.input("x", {1, 4, 5, 5});
+  g.constant("w", random_tensor(rng, {4, 4, 1, 1}));
+  g.node("Conv", {"x", "w"}, {"a"});
+  g.node("Sum", {"a", "x"}, {"s"});
+  g.node("Relu", {"s"}, {"r"});
+  g.node("Conv", {"r", "w"}, {"b"});
+  g.node("Sum", {"b", "x", "r"}, {"y"});
+  g.output("y");
+  const ir::Graph before = g.build();
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fuse_conv(after), 1u);
+  ASSERT_EQ(op_types(after), (std::vector<std::string>{"FusedConv", "Conv", "Sum"}));
+  EXPECT_EQ(after.nodes[0].fused_from, (std::vector<std::string>{"a_node", "s_node", "r_node"}));
+  EXPECT_EQ(after.nodes[0].inputs.size(), 4u);  // X, W, no B, Z
+  expect_same_outputs(before, after, {random_tensor(rng, {1, 4, 5, 5})});
+}
+
 TEST(FuseConv, SiluClipAndHardSigmoidActivations) {
   std::mt19937 rng(2);
   GraphBuilder g(13);
