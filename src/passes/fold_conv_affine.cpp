@@ -35,23 +35,56 @@ void shift_bias(Tensor& b, const std::vector<double>& t) {
   for (int64_t m = 0; m < b.numel(); ++m) b.data<T>()[m] = T(double(b.data<T>()[m]) + t[size_t(m)]);
 }
 
+// What a Mul or Add after node `n` scales or shifts: its per-channel weights (a Conv's [M, ...]
+// weights, a BatchNormalization's [C] scale) and bias, and the rank of its output.
+struct AffineTarget {
+  const Tensor* w = nullptr;
+  const Tensor* b = nullptr;  // nullptr: none yet (a Conv without bias)
+  int64_t channels = 0, rank = 0;
+};
+
+std::optional<AffineTarget> affine_target(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.size() != 1 || node.inputs.size() < 2) return std::nullopt;
+  AffineTarget t;
+  t.w = constant_of(graph, node.inputs[1]);
+  if (!t.w || !is_float(t.w->dtype())) return std::nullopt;
+  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  t.b = has_bias ? constant_of(graph, node.inputs[2]) : nullptr;
+  if (has_bias && !t.b) return std::nullopt;
+  if (is_onnx_op(node, "Conv")) {
+    if (t.w->rank() < 3) return std::nullopt;
+    t.channels = t.w->dim(0);
+    t.rank = t.w->rank();
+  } else if (is_onnx_op(node, "BatchNormalization")) {
+    // Inference only (one output); Y = (X - mean) / sqrt(var + eps) · scale + B, so a scale and
+    // shift after it fold into scale and B as into a Conv's W and B.
+    if (node.inputs[0] == ir::kNoValue) return std::nullopt;
+    const ir::Value& x = graph.values[size_t(node.inputs[0])];
+    if (node.inputs.size() != 5 || !t.b || t.w->rank() != 1 || !x.shape_known ||
+        x.shape.rank() < 2 || x.dtype != t.w->dtype())
+      return std::nullopt;
+    t.channels = t.w->dim(0);
+    t.rank = x.shape.rank();
+  } else {
+    return std::nullopt;
+  }
+  // The folding walks the bias by output channel: one of another size or type is left as it is.
+  if (t.b && (t.b->numel() != t.channels || t.b->dtype() != t.w->dtype())) return std::nullopt;
+  return t;
+}
+
 }  // namespace
 
 size_t fold_conv_affine(ir::Graph& graph) {
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t folded = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (dead[n] || !is_onnx_op(graph.nodes[n], "Conv") || graph.nodes[n].inputs.size() < 2 ||
-        graph.nodes[n].outputs.size() != 1)
-      continue;  // a Conv without weights is the op's to refuse, naming its node
-    const Tensor* w = constant_of(graph, graph.nodes[n].inputs[1]);
-    const bool has_bias =
-        graph.nodes[n].inputs.size() > 2 && graph.nodes[n].inputs[2] != ir::kNoValue;
-    const Tensor* b = has_bias ? constant_of(graph, graph.nodes[n].inputs[2]) : nullptr;
-    if (!w || !is_float(w->dtype()) || w->rank() < 3 || (has_bias && !b)) continue;
-    const int64_t channels = w->dim(0), rank = w->rank();
-    // The folding walks the bias by output channel: one of another size or type is left as it is.
-    if (b && (b->numel() != channels || b->dtype() != w->dtype())) continue;
+    // A node without weights is the op's to refuse, naming it.
+    const std::optional<AffineTarget> target =
+        dead[n] ? std::nullopt : affine_target(graph, graph.nodes[n]);
+    if (!target) continue;
+    const Tensor *w = target->w, *b = target->b;
+    const int64_t channels = target->channels, rank = target->rank;
     Tensor w_out = w->clone();
     Tensor b_out = b ? b->clone() : Tensor::zeros(w->dtype(), {channels});
     std::vector<const ir::Node*> absorbed;
@@ -82,14 +115,14 @@ size_t fold_conv_affine(ir::Graph& graph) {
     const std::string name = graph.nodes[n].name;
     const ir::ValueId w_id = add_constant(graph, name + ".scaled_weight", std::move(w_out));
     const ir::ValueId b_id = add_constant(graph, name + ".shifted_bias", std::move(b_out));
-    ir::Node& conv = graph.nodes[n];
-    std::vector<std::string> from = origins(conv);
+    ir::Node& node = graph.nodes[n];
+    std::vector<std::string> from = origins(node);
     append_origins(from, absorbed);
-    conv.fused_from = std::move(from);
-    conv.inputs.resize(3);
-    conv.inputs[1] = w_id;
-    conv.inputs[2] = b_id;
-    conv.outputs[0] = out;
+    node.fused_from = std::move(from);
+    if (node.inputs.size() < 3) node.inputs.resize(3);
+    node.inputs[1] = w_id;
+    node.inputs[2] = b_id;
+    node.outputs[0] = out;
     folded += absorbed.size();
   }
   erase_nodes(graph, dead);

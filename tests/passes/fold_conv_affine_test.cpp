@@ -33,6 +33,38 @@ TEST(FoldConvAffine, PerChannelScaleAndShiftFoldIntoTheConv) {
   }
 }
 
+// Caffe2's DenseNet: SpatialBN → Mul → Add → Relu before every convolution. The scale and shift
+// fold into the normalization's scale and B; a per-width constant (a [C] vector broadcasts along
+// the last axis) is left, and so is a normalization without data.
+TEST(FoldConvAffine, PerChannelScaleAndShiftFoldIntoABatchNormalization) {
+  std::mt19937 rng(9);
+  GraphBuilder g;
+  g.input("x", {2, 4, 5, 4});
+  Tensor variance = random_tensor(rng, {4});
+  for (int64_t i = 0; i < 4; ++i)
+    variance.data<float>()[i] = 0.5f + std::abs(variance.data<float>()[i]);
+  for (const char* name : {"bn_scale", "bn_b", "mean"}) g.constant(name, random_tensor(rng, {4}));
+  g.constant("var", std::move(variance));
+  g.constant("scale", random_tensor(rng, {4, 1, 1}));
+  g.constant("shift", random_tensor(rng, {1, 4, 1, 1}));
+  g.constant("width", random_tensor(rng, {4}));
+  g.node("BatchNormalization", {"x", "bn_scale", "bn_b", "mean", "var"}, {"n"});
+  g.node("Mul", {"n", "scale"}, {"s"});
+  g.node("Add", {"shift", "s"}, {"t"});
+  g.node("Mul", {"t", "width"}, {"u"});  // per width, not per channel: stays
+  g.node("Relu", {"u"}, {"y"});
+  g.output("y");
+  const ir::Graph before = g.build();
+  ir::Graph after = before;
+  EXPECT_EQ(passes::fold_conv_affine(after), 2u);
+  EXPECT_EQ(op_types(after), (std::vector<std::string>{"BatchNormalization", "Mul", "Relu"}));
+  EXPECT_EQ(after.nodes[0].fused_from, (std::vector<std::string>{"n_node", "s_node", "t_node"}));
+  expect_same_outputs(before, after, {random_tensor(rng, {2, 4, 5, 4})});
+  ir::Graph no_data = before;
+  no_data.nodes[0].inputs[0] = ir::kNoValue;
+  EXPECT_EQ(passes::fold_conv_affine(no_data), 0u);
+}
+
 // Found by fuzz_graph (fold-conv-affine-conv-without-weights.bin): a Conv with one input made
 // the pass read its weights past the node's inputs; a bias of another size than the output
 // channels would have been walked past its end.
