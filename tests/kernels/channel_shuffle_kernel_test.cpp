@@ -17,8 +17,10 @@ TEST(ChannelShuffleKernel, ShufflesInTheConvolutionsLayout) {
   std::mt19937 rng(61);
   for (auto layout : {kernels::LayoutPolicy::kPlain, kernels::LayoutPolicy::kChannelsLast,
                       kernels::LayoutPolicy::kBlocked}) {
-    for (const auto& [channels, group] :
-         std::vector<std::pair<int64_t, int64_t>>{{12, 3}, {32, 4}, {40, 2}, {24, 24}}) {
+    // Channels-last rows of 2, 4, 8 or 16 groups interleave 16 channels of each group at a
+    // time (AVX-512): whole chunks, partial ones, both.
+    for (const auto& [channels, group] : std::vector<std::pair<int64_t, int64_t>>{
+             {12, 3}, {32, 4}, {40, 2}, {24, 24}, {64, 2}, {136, 8}, {48, 16}, {144, 4}}) {
       for_each_simd_level([&](auto) {
         SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " " << channels
                                         << " channels, " << group << " groups");
