@@ -48,9 +48,9 @@ __attribute__((target("avx512f"))) void interleave_groups(const uint32_t* in, ui
     const int64_t count = std::min<int64_t>(16, per_group - j);
     const __mmask16 mask = __mmask16((1u << count) - 1);
     __m512 v[G];
+    // G streams of one vector each; every round halves the streams and doubles their length.
 #pragma GCC unroll 16
     for (int i = 0; i < G; ++i) v[i] = _mm512_maskz_loadu_ps(mask, in + i * per_group + j);
-      // G streams of one vector; each round halves the streams and doubles their length.
 #pragma GCC unroll 4
     for (int streams = G, length = 1; streams > 1; streams /= 2, length *= 2) {
       __m512 next[G];
