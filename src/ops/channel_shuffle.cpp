@@ -34,6 +34,7 @@ class ChannelShuffleOp final : public Op {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     const int64_t batch = x.dim(0), channels = x.dim(1);
+    if (channels % group_ != 0) fail("{} channels do not split into {} groups", channels, group_);
     const size_t plane =
         size_t(x.numel() / std::max<int64_t>(batch * channels, 1)) * dtype_size(x.dtype());
     const auto* from = static_cast<const std::byte*>(x.raw());

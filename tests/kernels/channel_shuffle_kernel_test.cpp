@@ -90,5 +90,26 @@ TEST(ChannelShuffleKernel, LargeShufflesSplitAmongThreads) {
   }
 }
 
+// A ChannelShuffle written into a model by hand (domain "strata") with a group that is not
+// positive, or that does not divide the channels: one sentence naming the node.
+TEST(ChannelShuffleKernel, BadGroupsFailNamingTheNode) {
+  for (const int64_t group : {0, -2, 4}) {
+    SCOPED_TRACE(group);
+    GraphBuilder g;
+    g.input("x", {1, 6, 2, 2});
+    add_shuffle(g, "x", "y", group);
+    g.output("y");
+    try {
+      const ir::Graph graph = g.build();
+      run_session(graph, {Tensor::zeros(DType::kF32, {1, 6, 2, 2})}, {});
+      ADD_FAILURE() << "group " << group << " ran";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("y_node"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(group > 0 ? "groups" : "'group'"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::test

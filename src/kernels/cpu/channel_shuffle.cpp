@@ -25,7 +25,10 @@ bool channel_shuffle_serves(const ir::Node& node) {
 }
 
 Verdict channel_shuffle_supports(const NodeRequest& r) {
-  if (!ops::channel_shuffle_group(r.op)) return Verdict::no("not a ChannelShuffle op");
+  const std::optional<int64_t> group = ops::channel_shuffle_group(r.op);
+  if (!group) return Verdict::no("not a ChannelShuffle op");
+  if (r.input(0).shape[1].value() % *group != 0)  // the reference kernel says so, naming the node
+    return Verdict::no("the channels do not split into the groups");
   const size_t element = dtype_size(r.input(0).dtype);
   if (element != 1 && element != 2 && element != 4 && element != 8)
     return Verdict::no("elements of " + std::to_string(element) + " bytes");
