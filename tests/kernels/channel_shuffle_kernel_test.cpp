@@ -19,8 +19,9 @@ TEST(ChannelShuffleKernel, ShufflesInTheConvolutionsLayout) {
                       kernels::LayoutPolicy::kBlocked}) {
     // Channels-last rows of 2, 4, 8 or 16 groups interleave 16 channels of each group at a
     // time (AVX-512): whole chunks, partial ones, both.
-    for (const auto& [channels, group] : std::vector<std::pair<int64_t, int64_t>>{
+    for (const auto& sizes : std::vector<std::pair<int64_t, int64_t>>{
              {12, 3}, {32, 4}, {40, 2}, {24, 24}, {64, 2}, {136, 8}, {48, 16}, {144, 4}}) {
+      const int64_t channels = sizes.first, group = sizes.second;  // captured (no bindings)
       for_each_simd_level([&](auto) {
         SCOPED_TRACE(testing::Message() << kernels::layout_policy_name(layout) << " " << channels
                                         << " channels, " << group << " groups");
