@@ -14,6 +14,7 @@
 #include "passes/merge_duplicate_nodes.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/sink_transposes.h"
+#include "passes/spatial_mean_as_pool.h"
 
 namespace strata::passes {
 
@@ -47,6 +48,7 @@ std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   records.push_back({"fuse_matmul", fuse_matmul(graph)});
   records.push_back({"fuse_gelu", fuse_gelu(graph)});
   records.push_back({"fuse_channel_shuffle", fuse_channel_shuffle(graph)});
+  records.push_back({"spatial_mean_as_pool", spatial_mean_as_pool(graph)});
   records.push_back({"merge_duplicate_nodes", merge_duplicate_nodes(graph)});
   records.push_back({"remove_dead_nodes", remove_dead_nodes(graph)});
   return records;
