@@ -30,18 +30,16 @@ size_t fuse_conv(ir::Graph& graph) {
     std::vector<size_t> chain = {n};
     ir::ValueId out = conv.outputs[0];
     ir::ValueId residual = ir::kNoValue;
-    {
-      const std::optional<size_t> add = sole_reader(graph, readers, out);
-      if (add && !dead[*add] && is_two_input_add(graph, graph.nodes[*add])) {
-        const std::optional<ir::ValueId> z = other_input(graph.nodes[*add], out);
-        const ir::Value& zv = graph.values[size_t(z.value_or(0))];
-        const ir::Value& ov = graph.values[size_t(out)];
-        if (z && zv.shape_known && ov.shape_known && zv.dtype == ov.dtype && zv.shape == ov.shape &&
-            output_at(graph.nodes[*add], 0) != ir::kNoValue) {
-          residual = *z;
-          chain.push_back(*add);
-          out = output_at(graph.nodes[*add], 0);
-        }
+    const std::optional<size_t> add = sole_reader(graph, readers, out);
+    if (add && !dead[*add] && is_two_input_add(graph, graph.nodes[*add])) {
+      const std::optional<ir::ValueId> z = other_input(graph.nodes[*add], out);
+      const ir::Value& zv = graph.values[size_t(z.value_or(0))];
+      const ir::Value& ov = graph.values[size_t(out)];
+      if (z && zv.shape_known && ov.shape_known && zv.dtype == ov.dtype && zv.shape == ov.shape &&
+          output_at(graph.nodes[*add], 0) != ir::kNoValue) {
+        residual = *z;
+        chain.push_back(*add);
+        out = output_at(graph.nodes[*add], 0);
       }
     }
     const std::optional<ActivationMatch> act = match_activation(graph, readers, dead, out);
