@@ -189,6 +189,61 @@ TEST(QLinearConvKernel, MatchesTheReferenceOnRandomConvolutions) {
   }
 }
 
+// X's zero point folds into the bias only where it is exact: windows that read no padding, and
+// sums below 2^24 (with weights of ±127 over 1,024 inputs, 255 · 127 · 1,024 is past it). Each
+// case must match the reference kernel either way, and say when it folded.
+TEST(QLinearConvKernel, FoldsXZeroPointIntoTheBiasOnlyWhereExact) {
+  struct Case {
+    int64_t channels, kernel, pad;
+    bool bias, large_weights, folds;
+  };
+  const Case cases[] = {{64, 1, 0, true, false, true},   {48, 1, 0, false, false, true},
+                        {32, 3, 0, true, false, true},   {32, 3, 1, true, false, false},
+                        {1024, 1, 0, true, true, false}, {1024, 1, 0, false, false, true}};
+  std::mt19937 rng(29);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("c{} k{} pad{} bias {} large {}", c.channels, c.kernel, c.pad, c.bias,
+                             c.large_weights));
+    const int64_t m = 24;
+    GraphBuilder b(29);
+    b.input("x", {1, c.channels, 9, 9}, DType::kU8);
+    b.constant("x_scale", Tensor::from<float>({}, {0.02f}));
+    b.constant("x_zp", Tensor::from<uint8_t>({}, {uint8_t(131)}));
+    const int w_max = c.large_weights ? 127 : 8;
+    Tensor w = random_integers<int8_t>(rng, DType::kI8, {m, c.channels, c.kernel, c.kernel}, -w_max,
+                                       w_max);
+    if (c.large_weights)  // every weight ±127
+      for (int64_t i = 0; i < w.numel(); ++i)
+        w.data<int8_t>()[i] = w.data<int8_t>()[i] < 0 ? -127 : 127;
+    b.constant("w", w);
+    b.constant("w_scale", Tensor::from<float>({}, {0.01f}));
+    b.constant("w_zp", Tensor::zeros(DType::kI8, {}));
+    const double sums_sd = 74.0 * w_max * 0.6 * std::sqrt(double(c.channels * c.kernel * c.kernel));
+    b.constant("y_scale", Tensor::from<float>({}, {float(0.02 * 0.01 * sums_sd / 40)}));
+    b.constant("y_zp", Tensor::from<uint8_t>({}, {uint8_t(117)}));
+    if (c.bias) b.constant("B", random_integers<int32_t>(rng, DType::kI32, {m}, -20000, 20000));
+    ir::Node& n = b.node(
+        "QLinearConv",
+        {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", c.bias ? "B" : ""},
+        {"y"});
+    n.attributes["pads"] = attr_ints({c.pad, c.pad, c.pad, c.pad});
+    b.output("y");
+    const ir::Graph graph = b.build();
+    const Tensor x =
+        random_integers<uint8_t>(rng, DType::kU8, graph.values[0].shape.values(), 0, 255);
+    runtime::SessionOptions fast, reference;
+    reference.fast_kernels = false;
+    const SessionResult a = run_session(graph, {x}, fast);
+    const SessionResult r = run_session(graph, {x}, reference);
+    expect_within_one(a.outputs[0], r.outputs[0]);
+    ASSERT_EQ(a.steps.size(), 1u);
+    if (a.steps[0].kernel.rfind("onednn:", 0) != 0) continue;  // no VNNI: strata's exact kernel
+    EXPECT_EQ(a.steps[0].reason.find("zero point folded into the bias") != std::string::npos,
+              c.folds)
+        << a.steps[0].reason;
+  }
+}
+
 // Sums whose scaled value is an exact half (multiplier 0.5) and an odd output zero point: the
 // spec rounds half to even before adding the zero point (round(-8.5) + 127 = 119), where adding
 // first would round 118.5 to 118. Both kernels of QLinearConv and QLinearMatMul must give the
