@@ -120,6 +120,22 @@ TEST(Threads, WhenIdleWorkersSleepOnlyLargerStepsShareThePool) {
   omp_set_num_threads(1);
 }
 
+// Light passes (SiLU, channel shuffles) take one thread more for each 2^14 values while idle
+// workers spin, for each 2^19 when they sleep, never more than they are given, always one.
+TEST(Threads, LightPassesShareByTheirSizeAndTheWaitPolicy) {
+  const ScopedEnv no_spin_count("GOMP_SPINCOUNT", nullptr);
+  {
+    const ScopedEnv spinning("OMP_WAIT_POLICY", nullptr);
+    EXPECT_EQ(kernels::pass_threads(16383, 2), 1);
+    EXPECT_EQ(kernels::pass_threads(3 * 16384 + 5, 8), 3);
+    EXPECT_EQ(kernels::pass_threads(int64_t(1) << 30, 2), 2);
+    EXPECT_EQ(kernels::pass_threads(int64_t(1) << 30, 0), 1);
+  }
+  const ScopedEnv sleeping("OMP_WAIT_POLICY", "passive");
+  EXPECT_EQ(kernels::pass_threads(3 * 16384 + 5, 8), 1);
+  EXPECT_EQ(kernels::pass_threads(3 << 19, 8), 3);
+}
+
 TEST(Threads, AOneThreadStepThatFailsGivesThePoolBack) {
   test::GraphBuilder g;
   g.input("data", {4, 3});

@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/simd.h"
 #include "kernels/kernel.h"
+#include "kernels/omp_threads.h"
 
 namespace strata::kernels::cpu {
 
@@ -96,9 +97,6 @@ InterleaveGroups interleave_for(int64_t group) {
   }
 }
 
-// Values per thread below which a second thread costs about what it saves (as silu_in_place).
-constexpr int64_t kValuesPerThread = 1 << 19;
-
 class ChannelShuffleKernel final : public Kernel {
  public:
   explicit ChannelShuffleKernel(const NodeRequest& r) {
@@ -127,7 +125,7 @@ class ChannelShuffleKernel final : public Kernel {
       interleave_ = interleave_for(group);
     group_ = group;
     const int64_t values = batch_ * padded_ * pixels_;
-    threads_ = int(std::clamp<int64_t>(values / kValuesPerThread, 1, std::max(1, r.threads)));
+    threads_ = pass_threads(values, r.threads);
     input_layouts_.assign(r.inputs.size(), layout_);
     output_layouts_ = {layout_};
   }

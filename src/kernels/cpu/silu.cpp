@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/cpu/vector_math.h"
+#include "kernels/omp_threads.h"
 
 namespace strata::kernels::cpu {
 
@@ -49,11 +50,7 @@ bool silu_is_vectorised() {
 }
 
 void silu_in_place(float* data, int64_t n) {
-  // Below this many values per thread (about 0.1 ms of work) waking another costs about what it
-  // saves: efficientnet_b0 at 2 threads ran no faster splitting passes of 65,536 values or more
-  // than running each on one thread, and slower with sleeping workers.
-  constexpr int64_t kPerThread = 1 << 19;
-  const int threads = int(std::min<int64_t>(omp_get_max_threads(), n / kPerThread));
+  const int threads = pass_threads(n, omp_get_max_threads());
   if (threads <= 1) {
     silu_range(data, n);
     return;
