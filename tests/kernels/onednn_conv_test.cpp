@@ -293,7 +293,18 @@ TEST(OnednnConv, WideThreeByThreeConvolutionsRunWinograd) {
     const std::vector<runtime::StepInfo> steps =
         expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
     ASSERT_EQ(steps.size(), 2u);
-    EXPECT_NE(steps[0].kernel.find("wino"), std::string::npos) << steps[0].kernel;
+    EXPECT_NE(steps[0].kernel.find("wino_2x3"), std::string::npos) << steps[0].kernel;
+  }
+  // From 32×32 outputs and 64 inputs (32 outputs or more) oneDNN's 4×4-tile Winograd runs first.
+  for (const int64_t outputs : {32, 96}) {
+    ConvCase large{1,      64,     outputs,      1,      2,    {34, 36}, {3, 3},
+                   {1, 1}, {1, 1}, {1, 1, 1, 1}, "Relu", true, false};
+    SCOPED_TRACE(describe(large));
+    auto [graph, inputs] = conv_graph(large, rng, "Neg");
+    const std::vector<runtime::StepInfo> steps =
+        expect_fast_matches_reference(graph, inputs, kernels::LayoutPolicy::kBlocked);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_NE(steps[0].kernel.find("wino_4x3"), std::string::npos) << steps[0].kernel;
   }
   ConvCase narrow{1, 16, 16, 1, 2, {15, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", true, false};
   auto [graph, inputs] = conv_graph(narrow, rng, "Neg");

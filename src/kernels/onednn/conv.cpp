@@ -40,10 +40,11 @@ Verdict conv_supports(const NodeRequest& r) {
   return Verdict::yes("f32 convolution with constant weights");
 }
 
-// Where Winograd's algorithm is tried for a convolution: first (it pays), after the direct
+// Where Winograd's algorithm is tried for a convolution: first (it pays), first with oneDNN's
+// 4×4-tile implementation before its 2×2-tile one (large tiles pay), after the direct
 // implementations (fast-run only), or never (oneDNN 2.6 has it for 3×3, stride 1, undilated,
 // ungrouped 2-D convolutions in blocked layouts only).
-enum class WinogradUse { kNever, kFastRunOnly, kPays };
+enum class WinogradUse { kNever, kFastRunOnly, kPays, kLargeTilesPay };
 
 // Measured on resnet50 (one thread, AVX-512, batch 1): every 3×3 convolution with 64 to 512
 // channels in and out ran 1.3-2.1× faster with Winograd than with the direct `jit`
@@ -54,16 +55,33 @@ enum class WinogradUse { kNever, kFastRunOnly, kPays };
 // to fast-run, which times both.
 constexpr int64_t kWinogradMinChannels = 64, kWinogradMaxChannels = 256;
 
+// oneDNN lists its 2×2-tile Winograd (F(2,3), `jit_fp32_wino_2x3`) before its 4×4-tile one
+// (F(4,3), `jit_wino_4x3`: 4× fewer multiplications than direct against 2.25×, weights
+// transformed to 2.25× the 2×2's size). On large images the 4×4 tiles pay: on a Sapphire Rapids
+// at 1 thread, inception_v3's 80 → 192 layer on 71×71 ran 5.4 → 3.4 ms, resnet50's 64-channel
+// 56×56 layers 0.70 → 0.55, DenseNet's 128 → 32 on 56×56 (direct before: too few outputs for
+// the 2×2 tiles) 1.26 → 0.66; below 32×32 outputs, or with fewer than 64 inputs, they did not
+// (resnet50 with them on 28×28 and 14×14: 2-4% slower in all, its larger transformed weights
+// read from memory each run).
+constexpr int64_t kLargeTilesMinOutputs = 32 * 32, kLargeTilesMinInputs = 64,
+                  kLargeTilesMinChannelsOut = 32;
+
 WinogradUse winograd_use(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,
                          int64_t group, const memory::dims& strides,
                          const memory::dims& dilations) {
   const bool shape_fits = x_shape.size() == 4 && group == 1 && w_shape[2] == 3 && w_shape[3] == 3 &&
                           strides == memory::dims{1, 1} && dilations == memory::dims{0, 0};
   if (!shape_fits) return WinogradUse::kNever;
+  const int64_t inputs = x_shape[1], outputs = w_shape[0];
+  const int64_t out_pixels = (x_shape[2] - 2) * (x_shape[3] - 2);  // unpadded: the fewest
+  if (out_pixels >= kLargeTilesMinOutputs && inputs >= kLargeTilesMinInputs &&
+      inputs <= kWinogradMaxChannels && outputs >= kLargeTilesMinChannelsOut &&
+      outputs <= kWinogradMaxChannels)
+    return WinogradUse::kLargeTilesPay;
   auto pays = [](int64_t channels) {
     return channels >= kWinogradMinChannels && channels <= kWinogradMaxChannels;
   };
-  return pays(x_shape[1]) && pays(w_shape[0]) ? WinogradUse::kPays : WinogradUse::kFastRunOnly;
+  return pays(inputs) && pays(outputs) ? WinogradUse::kPays : WinogradUse::kFastRunOnly;
 }
 
 // How many implementations oneDNN lists for a convolution descriptor (a dozen at most; the bound
@@ -76,6 +94,14 @@ int implementation_count(const dnnl::convolution_forward::desc& desc,
   int count = 1;
   while (count < kLongestList && pd.next_impl()) ++count;
   return count;
+}
+
+// Whether oneDNN lists its 4×4-tile Winograd second, after the 2×2 one (AVX-512 CPUs).
+bool lists_large_tiles_second(const dnnl::convolution_forward::desc& desc,
+                              const dnnl::primitive_attr& attr) {
+  const PrimitiveCachePause pause;  // the list is only the list without the cache (version.h)
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+  return pd.next_impl() && std::string(pd.impl_info_str()).find("wino_4x3") != std::string::npos;
 }
 
 // An implementation oneDNN offers for a convolution, and where it is in the lists.
@@ -93,7 +119,8 @@ ConvImplementation pick_implementation(
     const std::function<dnnl::convolution_forward::desc(dnnl::algorithm)>& make_desc,
     const dnnl::primitive_attr& attr, WinogradUse winograd, int index) {
   using dnnl::algorithm;
-  const bool winograd_first = winograd == WinogradUse::kPays;
+  const bool large_tiles = winograd == WinogradUse::kLargeTilesPay;
+  const bool winograd_first = winograd == WinogradUse::kPays || large_tiles;
   const algorithm order[] = {
       winograd_first ? algorithm::convolution_winograd : algorithm::convolution_direct,
       winograd_first ? algorithm::convolution_direct : algorithm::convolution_winograd};
@@ -108,10 +135,13 @@ ConvImplementation pick_implementation(
       if (is_winograd) continue;  // not offered for these layouts, post-ops or this CPU
       throw;
     }
-    const int count = index == 0 ? 1 : implementation_count(desc, attr);
+    const bool swap =
+        is_winograd && large_tiles && index < 2 && lists_large_tiles_second(desc, attr);
+    const int count = index == 0 && !swap ? 1 : implementation_count(desc, attr);
     if (index < count) {
-      select_implementation(pd, index);
-      return {pd, a, index};
+      const int listed = swap ? 1 - index : index;  // the 4×4 tiles first
+      select_implementation(pd, listed);
+      return {pd, a, listed};
     }
     index -= count;
   }
