@@ -67,10 +67,15 @@ std::unique_ptr<Kernel> prepare_or_refuse(const KernelFamily& family, const Node
 Choice choose_kernel(const NodeRequest& request) {
   Choice choice;
   std::vector<std::string> refusals;
+  std::vector<std::string> turned_down;  // families that supported the node, then refused it
   for (const SupportingFamily& supporting : supporting_families(request, refusals)) {
     choice.kernel = prepare_or_refuse(*supporting.family, request, refusals);
-    if (!choice.kernel) continue;
+    if (!choice.kernel) {
+      turned_down.push_back(refusals.back());
+      continue;
+    }
     choice.reason = supporting.reason;
+    if (!turned_down.empty()) choice.reason += fmt::format(" ({})", fmt::join(turned_down, "; "));
     choice.family = supporting.family;
     choice.threads = request.threads;
     return choice;

@@ -1,7 +1,8 @@
 // Add, Sub, Mul, Div (and Sum of two inputs) through oneDNN's binary primitive (JIT-vectorised,
 // shared among the session's threads): f32, numpy broadcasting where the first operand (or, for Add
 // and Mul, either) has the output's shape. Same-shape and per-channel operations keep the layout
-// the first operand comes in; other broadcasts run plain.
+// the first operand comes in; other broadcasts run plain, or, where oneDNN has only its reference
+// implementation for them, are turned down for strata's cpu_broadcast_binary.
 
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn.h"
@@ -96,6 +97,10 @@ class BinaryKernel final : public Kernel {
         d1 = w1;
       }
     }
+    // Other broadcasts (a middle axis: Swin's window mask) oneDNN 2.6 runs only on its reference
+    // implementation, 50 ns a value: strata's broadcast kernel (cpu_broadcast_binary) takes them.
+    if (r.implementation == 0 && is_reference(pd))
+      throw std::runtime_error("oneDNN offers only " + impl_name(pd) + " for this broadcast");
     select_implementation(pd, r.implementation);
     name_ = impl_name(pd);
     input_layouts_ = {Layout::kPlain, Layout::kPlain};
