@@ -423,6 +423,8 @@ CORPUS = {
     "shufflenet_v2_x1_0": vision("shufflenet_v2_x1_0"),
     "regnet_y_400mf": vision("regnet_y_400mf"),
     "mnasnet1_0": vision("mnasnet1_0"),
+    "alexnet": vision("alexnet"),  # batch-1 classifier of 234 MB: products of one row
+    "swin_t": vision("swin_t"),  # shifted windows: a mask added along a middle axis
     "lstm_tagger": recurrent(LstmTagger, lambda: torch.randn(1, 200, 80)),
     "bigru_encoder": recurrent(BiGruEncoder, lambda: torch.randint(0, 8192, (1, 128))),
     "conv1d_lstm": recurrent(Conv1dLstm, lambda: torch.randn(1, 1, 4000)),
