@@ -38,24 +38,53 @@ std::string data_dependent_warning(const std::vector<StepTime>& steps, double to
                      noted.size() > 1 ? fmt::format("; and {} more", noted.size() - 1) : "");
 }
 
-// A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`.
+// How a warning names a step's kernel.
+std::string kernel_description(const std::string& kernel) {
+  return kernel == "reference" ? "the op's reference kernel"
+                               : kernel + " (a reference implementation)";
+}
+
+// A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`, and
+// one per op type and kernel whose other such steps take over kSlowPathShare together (MaxViT's
+// 44 Einsum steps: each under 2% of the run, 80% of it together).
 std::vector<std::string> reference_path_warnings(const std::vector<StepTime>& steps,
                                                  double total_ms) {
-  std::vector<const StepTime*> slow;
+  std::vector<const StepTime*> slow, small;
   for (const StepTime& s : steps)
-    if (total_ms > 0 && is_reference_kernel(s.kernel) && s.ms > kSlowPathShare * total_ms &&
+    if (total_ms > 0 && is_reference_kernel(s.kernel) &&
         s.reason != runtime::kFastKernelsOffReason)  // asked for: nothing to tell
-      slow.push_back(&s);
-  std::sort(slow.begin(), slow.end(),
-            [](const StepTime* a, const StepTime* b) { return a->ms > b->ms; });
+      (s.ms > kSlowPathShare * total_ms ? slow : small).push_back(&s);
+  const auto slower = [](const StepTime* a, const StepTime* b) { return a->ms > b->ms; };
+  std::sort(slow.begin(), slow.end(), slower);
+  std::stable_sort(small.begin(), small.end(), slower);
   std::vector<std::string> warnings;
   for (const StepTime* s : slow)
+    warnings.push_back(
+        fmt::format("node '{}' ({}) runs on {} and takes {:.1f}% of the run ({:.3f} ms){}", s->node,
+                    s->op_type, kernel_description(s->kernel), 100 * s->ms / total_ms, s->ms,
+                    s->reason.empty() ? "" : ": " + s->reason));  // old profiles
+  std::vector<bool> told(small.size(), false);
+  for (size_t i = 0; i < small.size(); ++i) {
+    if (told[i]) continue;
+    double ms = 0;
+    size_t count = 0;
+    for (size_t j = i; j < small.size(); ++j)
+      if (!told[j] && small[j]->op_type == small[i]->op_type &&
+          small[j]->kernel == small[i]->kernel) {
+        ms += small[j]->ms;
+        ++count;
+      }
+    if (count < 2 || ms <= kSlowPathShare * total_ms) continue;
+    for (size_t j = i; j < small.size(); ++j)
+      told[j] = told[j] ||
+                (small[j]->op_type == small[i]->op_type && small[j]->kernel == small[i]->kernel);
+    const StepTime& largest = *small[i];
     warnings.push_back(fmt::format(
-        "node '{}' ({}) runs on {} and takes {:.1f}% of the run ({:.3f} ms){}", s->node, s->op_type,
-        s->kernel == "reference" ? "the op's reference kernel"
-                                 : s->kernel + " (a reference implementation)",
-        100 * s->ms / total_ms, s->ms,
-        s->reason.empty() ? "" : ": " + s->reason));  // profiles of old versions have none
+        "{} {} nodes run on {} and take {:.1f}% of the run together ({:.3f} ms; the largest, '{}', "
+        "{:.3f} ms){}",
+        count, largest.op_type, kernel_description(largest.kernel), 100 * ms / total_ms, ms,
+        largest.node, largest.ms, largest.reason.empty() ? "" : ": " + largest.reason));
+  }
   return warnings;
 }
 

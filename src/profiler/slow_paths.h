@@ -27,7 +27,8 @@ struct StepTime {
 };
 
 // A warning per step on a reference implementation taking over kSlowPathShare of `total_ms`,
-// slowest first; none for steps on reference kernels by request (--reference-kernels). Then one
+// slowest first, then one per op type and kernel whose smaller such steps take over it together;
+// none for steps on reference kernels by request (--reference-kernels). Then one
 // for the steps whose kernels took a slower way on this input (run_note), with their share of
 // `total_ms` when timed, naming the slowest.
 std::vector<std::string> slow_path_warnings(const std::vector<StepTime>& steps, double total_ms);

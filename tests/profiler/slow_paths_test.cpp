@@ -43,6 +43,26 @@ TEST(SlowPaths, OnlyReferenceStepsAboveTheShareAreNamedSlowestFirst) {
   EXPECT_TRUE(profiler::slow_path_warnings(steps, 0).empty());
 }
 
+// Many small steps of one op type on one reference kernel are one warning when they take over
+// the share together (MaxViT's Einsums); a lone small step, or a type whose steps stay under the
+// share together, is not named.
+TEST(SlowPaths, SmallReferenceStepsOfOneTypeAreOneWarningTogether) {
+  std::vector<StepTime> steps;
+  for (int i = 0; i < 6; ++i)
+    steps.push_back(
+        {"e" + std::to_string(i), "Einsum", "reference", "no fast kernel", 1.5 + i * 0.1, ""});
+  steps.push_back({"w0", "Where", "reference", "no fast kernel", 2, ""});
+  steps.push_back({"w1", "Where", "reference", "no fast kernel", 2, ""});
+  steps.push_back({"lone", "Erf", "reference", "no fast kernel", 4, ""});
+  steps.push_back({"ref", "Einsum", "onednn:ref:any", "other kernel", 3, ""});
+  steps.push_back({"fast", "MatMul", "onednn:brg:avx512_core", "f32 matrix product", 70, ""});
+  const std::vector<std::string> w = profiler::slow_path_warnings(steps, 100);
+  ASSERT_EQ(w.size(), 1u) << (w.size() > 1 ? w[1] : "");
+  EXPECT_EQ(w[0],
+            "6 Einsum nodes run on the op's reference kernel and take 10.5% of the run together "
+            "(10.500 ms; the largest, 'e5', 2.000 ms): no fast kernel");
+}
+
 TEST(SlowPaths, StepsThatTookASlowerWayOnThisInputAreOneWarning) {
   const std::string note = "16-bit pairs on 2 of 2 calls: ...";
   const std::vector<StepTime> steps = {
