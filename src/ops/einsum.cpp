@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <string>
-#include <string_view>
 
+#include "ops/einsum_equation.h"
 #include "ops/op.h"
 #include "ops/reduce_util.h"
 
@@ -14,71 +14,8 @@ namespace strata::ops {
 
 namespace {
 
-// One operand's subscripts: its letters in order, with "..." standing before
-// labels[ellipsis_at] when ellipsis_at >= 0.
-struct Term {
-  std::string labels;
-  int64_t ellipsis_at = -1;
-  bool has_ellipsis() const { return ellipsis_at >= 0; }
-};
-
-struct Equation {
-  std::vector<Term> inputs;
-  Term output;
-};
-
-Term parse_term(std::string_view text) {
-  Term t;
-  for (size_t i = 0; i < text.size();) {
-    const char ch = text[i];
-    if (ch == '.') {
-      if (text.substr(i, 3) != "...") fail("equation: '.' must be part of an ellipsis '...'");
-      if (t.has_ellipsis()) fail("equation: a term has more than one ellipsis");
-      t.ellipsis_at = int64_t(t.labels.size());
-      i += 3;
-      continue;
-    }
-    if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z'))
-      fail("equation: invalid character '{}'", ch);
-    t.labels += ch;
-    ++i;
-  }
-  return t;
-}
-
-Equation parse_equation(const std::string& text) {
-  std::string s;
-  for (char ch : text)
-    if (ch != ' ') s += ch;
-  const size_t arrow = s.find("->");
-  const std::string lhs = s.substr(0, arrow);
-  Equation eq;
-  for (size_t begin = 0;;) {
-    const size_t comma = lhs.find(',', begin);
-    eq.inputs.push_back(parse_term(std::string_view(lhs).substr(begin, comma - begin)));
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
-  std::map<char, int> uses;
-  bool any_ellipsis = false;
-  for (const Term& t : eq.inputs) {
-    for (char ch : t.labels) ++uses[ch];
-    any_ellipsis = any_ellipsis || t.has_ellipsis();
-  }
-  if (arrow == std::string::npos) {  // implicit output: ellipsis, then labels used once, sorted
-    for (const auto& [label, count] : uses)
-      if (count == 1) eq.output.labels += label;
-    if (any_ellipsis) eq.output.ellipsis_at = 0;
-    return eq;
-  }
-  eq.output = parse_term(std::string_view(s).substr(arrow + 2));
-  for (size_t i = 0; i < eq.output.labels.size(); ++i) {
-    const char label = eq.output.labels[i];
-    if (!uses.count(label)) fail("equation: output label '{}' is not in any input", label);
-    if (eq.output.labels.find(label) != i) fail("equation: output label '{}' is repeated", label);
-  }
-  return eq;
-}
+using Term = EinsumTerm;
+using Equation = EinsumEquation;
 
 // The dim of `term`'s operand (of rank `rank`) that holds labels[p].
 int64_t label_dim(const Term& term, int64_t rank, int64_t p) {
@@ -244,7 +181,7 @@ class EinsumOp final : public Op {
  public:
   explicit EinsumOp(const NodeInfo& node) {
     if (!node.has_attr("equation")) fail("required attribute 'equation' is missing");
-    equation_ = parse_equation(node.attr_string("equation"));
+    equation_ = parse_einsum_equation(node.attr_string("equation"));
   }
 
   void infer(InferContext& ctx) const override {

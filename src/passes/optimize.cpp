@@ -1,5 +1,6 @@
 #include "passes/optimize.h"
 
+#include "passes/einsum_as_matmul.h"
 #include "passes/fold_batch_norm.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
@@ -38,6 +39,7 @@ std::vector<PassRecord> optimize_graph(ir::Graph& graph) {
   qdq.changes = fuse_qdq(graph, &qdq.note);  // before folding: see fuse_qdq.h
   records.push_back(std::move(qdq));
   records.push_back({"fold_constants", fold_constants(graph)});
+  records.push_back({"einsum_as_matmul", einsum_as_matmul(graph)});
   records.push_back({"sink_transposes", sink_transposes(graph)});
   records.push_back({"fold_pad", fold_pad(graph)});
   records.push_back({"fold_batch_norm", fold_batch_norm(graph)});

@@ -22,18 +22,19 @@ TEST(OptimizeGraph, RunsEveryPassInOrderAndKeepsTheResult) {
   const std::vector<passes::PassRecord> records = passes::optimize_graph(after);
   std::vector<std::string> names;
   for (const passes::PassRecord& r : records) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "fuse_qdq", "fold_constants", "sink_transposes", "fold_pad",
-                       "fold_batch_norm", "fold_conv_affine", "fuse_batch_norm", "fuse_layer_norm",
-                       "fuse_conv", "fuse_matmul", "fuse_gelu", "fuse_channel_shuffle",
-                       "spatial_mean_as_pool", "merge_duplicate_nodes", "remove_dead_nodes"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "fuse_qdq", "fold_constants", "einsum_as_matmul", "sink_transposes", "fold_pad",
+                "fold_batch_norm", "fold_conv_affine", "fuse_batch_norm", "fuse_layer_norm",
+                "fuse_conv", "fuse_matmul", "fuse_gelu", "fuse_channel_shuffle",
+                "spatial_mean_as_pool", "merge_duplicate_nodes", "remove_dead_nodes"}));
   EXPECT_EQ(records[0].changes, 0u);   // no quantized convolution
   EXPECT_EQ(records[1].changes, 1u);   // the Identity folded
-  EXPECT_EQ(records[8].changes, 1u);   // Conv + Relu fused
-  EXPECT_EQ(records[11].changes, 0u);  // no channel shuffle
-  EXPECT_EQ(records[12].changes, 0u);  // no spatial mean
-  EXPECT_EQ(records[13].changes, 0u);  // no duplicates
-  EXPECT_EQ(records[14].changes, 1u);  // the unused Neg removed
+  EXPECT_EQ(records[9].changes, 1u);   // Conv + Relu fused
+  EXPECT_EQ(records[12].changes, 0u);  // no channel shuffle
+  EXPECT_EQ(records[13].changes, 0u);  // no spatial mean
+  EXPECT_EQ(records[14].changes, 0u);  // no duplicates
+  EXPECT_EQ(records[15].changes, 1u);  // the unused Neg removed
   EXPECT_EQ(op_types(after), (std::vector<std::string>{"FusedConv"}));
   expect_same_outputs(before, after, {random_tensor(rng, {1, 2, 4, 4})});
 }
