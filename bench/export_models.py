@@ -425,6 +425,7 @@ CORPUS = {
     "mnasnet1_0": vision("mnasnet1_0"),
     "alexnet": vision("alexnet"),  # batch-1 classifier of 234 MB: products of one row
     "swin_t": vision("swin_t"),  # shifted windows: a mask added along a middle axis
+    "maxvit_t": vision("maxvit_t"),  # attention written as Einsum
     "lstm_tagger": recurrent(LstmTagger, lambda: torch.randn(1, 200, 80)),
     "bigru_encoder": recurrent(BiGruEncoder, lambda: torch.randint(0, 8192, (1, 128))),
     "conv1d_lstm": recurrent(Conv1dLstm, lambda: torch.randn(1, 1, 4000)),
