@@ -525,6 +525,19 @@ std::optional<std::vector<std::vector<int64_t>>> resize_copy_sources(const Op& o
   return sources;
 }
 
+std::optional<std::vector<ResizeTaps>> resize_taps(const Op& op, const KernelContext& ctx) {
+  const auto* resize = dynamic_cast<const ResizeOp*>(&op);
+  if (!resize) return std::nullopt;
+  bool identity = true;
+  std::vector<ResizeTaps> axes;
+  for (const AxisTaps& t : resize->axes_taps(ctx, &identity)) {
+    for (bool outside : t.outside)
+      if (outside) return std::nullopt;
+    axes.push_back({t.count, t.index, t.weight});
+  }
+  return axes;
+}
+
 std::unique_ptr<Op> make_resize(const NodeInfo& node) {
   return std::make_unique<ResizeOp>(node);
 }

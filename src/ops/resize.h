@@ -1,5 +1,6 @@
-// What a Resize (or Upsample) node reads, for the fast kernel (src/kernels/cpu/resize_nearest.cpp):
-// the op decides every coordinate, so both kernels copy the same elements.
+// What a Resize (or Upsample) node reads, for the fast kernels (src/kernels/cpu/resize_nearest.cpp,
+// resize_linear.cpp): the op decides every coordinate and weight, so the kernels read what the
+// reference does.
 #pragma once
 
 #include <cstdint>
@@ -15,5 +16,18 @@ namespace strata::ops {
 // ops and modes. `ctx` holds the node's inputs (input 0 is read for its shape only) and output.
 std::optional<std::vector<std::vector<int64_t>>> resize_copy_sources(const Op& op,
                                                                      const KernelContext& ctx);
+
+// One axis's interpolation: output coordinate x reads input index[x·count + k] with weight
+// weight[x·count + k], k < count (1 where the axis is not resized).
+struct ResizeTaps {
+  int64_t count = 1;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+};
+
+// Per axis of the output, the taps the reference kernel interpolates with (any mode), when no
+// output coordinate falls outside the input (tf_crop_and_resize's extrapolation); nullopt for
+// other ops and for extrapolated points.
+std::optional<std::vector<ResizeTaps>> resize_taps(const Op& op, const KernelContext& ctx);
 
 }  // namespace strata::ops

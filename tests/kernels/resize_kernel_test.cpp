@@ -1,7 +1,8 @@
 // The nearest-neighbour Resize kernel (src/kernels/cpu/resize_nearest.cpp) against the op's
 // reference: every coordinate transformation and rounding mode, integer and fractional scales,
 // sizes, downscaling, each activation layout of the convolution before it, and several dtypes.
-// Linear mode and scales known only while running stay with the reference kernel.
+// Linear and cubic modes go to the interpolating kernel (src/kernels/cpu/resize_linear.cpp), tested
+// here too; scales known only while running stay with the reference kernel.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -100,13 +101,12 @@ TEST(ResizeNearestKernel, AnyDtypeOfAnyRank) {
   }
 }
 
-TEST(ResizeNearestKernel, LinearModeAndScalesKnownWhileRunningStayWithTheReference) {
+TEST(ResizeNearestKernel, LinearModeGoesToTheInterpolationAndRunTimeScalesToTheReference) {
   std::mt19937 rng(53);
   const std::vector<runtime::StepInfo> linear = expect_fast_matches_reference(
       conv_resize_relu(rng, 16, {"half_pixel", "floor", {1, 1, 2, 2}, {}}, "linear"),
       {random_tensor(rng, {1, 3, 9, 7})});
-  EXPECT_EQ(linear[1].kernel, "reference");
-  EXPECT_NE(linear[1].reason.find("not a copy"), std::string::npos) << linear[1].reason;
+  EXPECT_EQ(linear[1].kernel, "cpu:resize_interpolate");
 
   GraphBuilder g(13);
   g.input("x", {1, 2, 3, 3});
@@ -117,7 +117,90 @@ TEST(ResizeNearestKernel, LinearModeAndScalesKnownWhileRunningStayWithTheReferen
   const Tensor scales = Tensor::from<float>({4}, {1, 1, 2, 2});
   const std::vector<runtime::StepInfo> steps =
       expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 2, 3, 3}), scales});
-  EXPECT_NE(steps[0].kernel, "strata:resize_nearest");
+  EXPECT_EQ(steps[0].kernel, "reference");
+}
+
+// A Resize of [planes..., H, W] with scales or sizes of the last two axes.
+ir::Graph interpolating_resize(const std::vector<int64_t>& in, const std::vector<float>& scales,
+                               const std::vector<int64_t>& sizes, const std::string& mode,
+                               const std::string& transform, int64_t antialias = 0) {
+  GraphBuilder g(19);  // half_pixel_symmetric
+  g.input("x", in);
+  g.constant("roi", Tensor::zeros(DType::kF32, {0}));
+  const int64_t rank = int64_t(in.size());
+  if (!scales.empty()) {
+    g.constant("scales", Tensor::from<float>({rank}, std::span<const float>(scales)));
+  } else {
+    g.constant("scales", Tensor::zeros(DType::kF32, {0}));
+    g.constant("sizes", Tensor::from<int64_t>({rank}, std::span<const int64_t>(sizes)));
+  }
+  ir::Node& resize = g.node("Resize", {"x", "roi", "scales", scales.empty() ? "sizes" : ""}, {"y"});
+  resize.attributes["mode"] = attr_string(mode);
+  resize.attributes["coordinate_transformation_mode"] = attr_string(transform);
+  resize.attributes["antialias"] = attr_int(antialias);
+  g.output("y");
+  return g.build();
+}
+
+// Linear and cubic modes in every coordinate transformation, up and down, by scales and sizes,
+// antialiased, ranks 2 to 5, one and two threads: the op's taps, as the reference blends them.
+TEST(ResizeInterpolateKernel, MatchesTheReferenceInEveryModeAndTransformation) {
+  std::mt19937 rng(54);
+  struct Case {
+    std::vector<int64_t> in;
+    std::vector<float> scales;
+    std::vector<int64_t> sizes;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 9, 7}, {1, 1, 2, 2}, {}},
+      {{1, 2, 10, 12}, {1, 1, 0.5f, 0.75f}, {}},
+      {{2, 3, 5, 6}, {}, {2, 3, 17, 4}},
+      {{4, 6}, {2.5f, 1.5f}, {}},
+      {{3, 4, 4}, {1, 8, 8}, {}},
+      {{1, 2, 2, 5, 5}, {1, 1, 1, 3, 3}, {}},
+      {{1, 21, 40, 40}, {}, {1, 21, 320, 320}},  // a segmentation head's upsampling
+  };
+  for (const char* mode : {"linear", "cubic"})
+    for (const char* transform : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                  "half_pixel_symmetric"})
+      for (const Case& c : cases)
+        for (int64_t antialias : {0, 1}) {
+          if (c.in.back() * c.in.size() > 200 && (std::string(mode) == "cubic" || antialias))
+            continue;  // the large case once per transformation
+          const int threads = 1 + int(rng() % 2);
+          SCOPED_TRACE(testing::Message()
+                       << mode << " " << transform << " " << Shape::of(c.in).str() << " antialias "
+                       << antialias << " threads " << threads);
+          const std::vector<runtime::StepInfo> steps = expect_fast_matches_reference(
+              interpolating_resize(c.in, c.scales, c.sizes, mode, transform, antialias),
+              {random_tensor(rng, c.in)}, kernels::LayoutPolicy::kAuto, 1e-5, threads);
+          ASSERT_EQ(steps.size(), 1u);
+          EXPECT_EQ(steps[0].kernel, "cpu:resize_interpolate") << steps[0].reason;
+        }
+}
+
+// Resizing an axis before the last two, or extrapolating (tf_crop_and_resize outside the roi),
+// stays with the reference kernel.
+TEST(ResizeInterpolateKernel, OtherAxesAndExtrapolationStayWithTheReference) {
+  std::mt19937 rng(55);
+  const std::vector<runtime::StepInfo> channels = expect_fast_matches_reference(
+      interpolating_resize({1, 3, 4, 4}, {1, 2, 2, 2}, {}, "linear", "half_pixel"),
+      {random_tensor(rng, {1, 3, 4, 4})});
+  EXPECT_EQ(channels[0].kernel, "reference");
+  EXPECT_NE(channels[0].reason.find("an axis before the last two"), std::string::npos)
+      << channels[0].reason;
+
+  GraphBuilder g(18);
+  g.input("x", {1, 1, 4, 4});
+  g.constant("roi", Tensor::from<float>({8}, {0, 0, -0.5f, -0.5f, 1, 1, 1.5f, 1.5f}));
+  g.constant("scales", Tensor::from<float>({4}, {1, 1, 2, 2}));
+  ir::Node& crop = g.node("Resize", {"x", "roi", "scales"}, {"y"});
+  crop.attributes["mode"] = attr_string("linear");
+  crop.attributes["coordinate_transformation_mode"] = attr_string("tf_crop_and_resize");
+  g.output("y");
+  const std::vector<runtime::StepInfo> steps =
+      expect_fast_matches_reference(g.build(), {random_tensor(rng, {1, 1, 4, 4})});
+  EXPECT_EQ(steps[0].kernel, "reference");
 }
 
 }  // namespace

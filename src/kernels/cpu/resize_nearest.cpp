@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "kernels/cpu/resize_query.h"
 #include "kernels/kernel.h"
 #include "ops/resize.h"
 
@@ -26,23 +27,7 @@ bool resize_nearest_serves(const ir::Node& node) {
 
 // The copy tables of the node, when its scales, sizes and roi are constants and it copies.
 std::optional<std::vector<std::vector<int64_t>>> sources_of(const NodeRequest& r) {
-  std::vector<Tensor> values(r.inputs.size());
-  std::vector<const Tensor*> inputs(r.inputs.size(), nullptr);
-  for (size_t i = 0; i < r.inputs.size(); ++i) {
-    if (!r.has_input(i)) continue;
-    if (i == 0) {  // read for its shape only
-      values[i] = Tensor::view(r.input(i).dtype, r.input(i).shape.values(), nullptr);
-    } else if (r.input(i).value) {
-      values[i] = *r.input(i).value;
-    } else {
-      return std::nullopt;
-    }
-    inputs[i] = &values[i];
-  }
-  Tensor out = Tensor::view(r.output(0).dtype, r.output(0).shape.values(), nullptr);
-  Tensor* outputs[] = {&out};
-  const ops::KernelContext ctx(inputs.data(), inputs.size(), outputs, 1);
-  return ops::resize_copy_sources(r.op, ctx);
+  return query_resize(r, ops::resize_copy_sources);
 }
 
 bool is_identity(const std::vector<int64_t>& table) {
