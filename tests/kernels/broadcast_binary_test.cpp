@@ -56,6 +56,8 @@ TEST(BroadcastBinary, EveryOpAndBroadcastMatchesTheReference) {
       {{4, 5, 6}, {}},                           // one value
       {{7, 1}, {7, 9}},                          // the first operand's row is one value
       {{2, 3, 4, 5}, {2, 1, 4, 1}},              // alternating axes
+      {{2, 0, 3}, {1, 1, 3}},                    // empty
+      {{3, 0}, {1, 1}},                          // empty rows
   };
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
     for (const auto& [a, b] : shapes)

@@ -117,6 +117,7 @@ class BroadcastBinaryKernel final : public Kernel {
   }
 
   void run(const KernelArgs& args) override {
+    if (rows_ == 0 || length_ == 0) return;  // an empty output
     const float* a = args.inputs[0]->data<float>();
     const float* b = args.inputs[1]->data<float>();
     float* out = args.outputs[0]->data<float>();
