@@ -3,7 +3,8 @@
 // (onednn_binary turns those down at prepare): Swin's shifted-window attention adds a mask of
 // [1, windows, 1, 49, 49] to scores of [1, windows, heads, 49, 49], which oneDNN 2.6's `ref:any`
 // ran at 54 ns a value (25 ms a call). Axes along which both operands step alike are merged; the
-// innermost merged axis is a row each operand reads whole or as one repeated value, vectorised;
+// innermost merged axis is a row each operand reads whole or as one repeated value (loops the
+// compiler vectorises);
 // the rows are shared among the threads. Plain layouts.
 #include <omp.h>
 
@@ -36,8 +37,7 @@ Verdict broadcast_binary_supports(const NodeRequest& r) {
 
 // out[i] = a[i·SA] ∘ b[i·SB] for i < n: SA and SB are 1 (a row) or 0 (one repeated value).
 template <Arithmetic OP, int SA, int SB>
-void row(const float* a, const float* b, float* out, int64_t n) {
-#pragma omp simd
+void row(const float* __restrict a, const float* __restrict b, float* __restrict out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = a[i * SA], y = b[i * SB];
     if constexpr (OP == Arithmetic::kAdd) out[i] = x + y;

@@ -96,9 +96,9 @@ class ResizeLinearKernel final : public Kernel {
       const size_t tap = size_t(y * rows_.count + k);
       const float w = row_weight_[tap];
       if (w == 0) continue;
-      const float* line = source + rows_.index[tap] * in_width_;
-#pragma omp simd
-      for (int64_t x = 0; x < in_width_; ++x) blended[x] += w * line[x];
+      const float* __restrict line = source + rows_.index[tap] * in_width_;
+      float* __restrict into = blended;
+      for (int64_t x = 0; x < in_width_; ++x) into[x] += w * line[x];
     }
     for (int64_t x = 0; x < out_width_; ++x) {
       float sum = 0;
