@@ -118,7 +118,7 @@ size_t einsum_as_matmul(ir::Graph& graph) {
     if (!plan) continue;
     const ir::Node einsum = graph.nodes[n];
     const std::vector<std::string> from = origins(einsum);
-    const std::string& y_name = graph.values[size_t(einsum.outputs[0])].name;
+    const std::string y_name = graph.values[size_t(einsum.outputs[0])].name;  // a copy: values grow
     std::vector<ir::Node> nodes;
     ir::ValueId a = einsum.inputs[0], b = einsum.inputs[1];
     if (!identity(plan->perm_a)) {
